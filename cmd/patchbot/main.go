@@ -1,0 +1,160 @@
+// Command patchbot takes a Go contributor's patch from "I have a patch" to
+// "my change is reviewed". See 'patchbot help' and docs/ for the commands.
+//
+// This file holds the command table, flag parsing and exit codes; the work of
+// each command is done by the packages under workflow/ and benchrun/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/patchbot/patchbot/config"
+)
+
+// Exit codes, as DESIGN.md fixes them for scripts.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the job failed: a patch does not apply, a post was refused
+	exitUsage  = 2 // bad flags, arguments or configuration
+)
+
+// A command is one patchbot subcommand.
+type command struct {
+	name  string // as typed: "bench"
+	args  string // what follows the name in the usage line: "[flags] [BASE [HEAD]]"
+	short string // one line for 'patchbot help'
+	long  string // the rest of 'patchbot help NAME': what it does, in full
+
+	// setup defines the command's flags on fs and returns the function that
+	// runs the command once they are parsed. Keeping the flag values in the
+	// closure, rather than in package variables, lets help list the flags
+	// without running anything.
+	setup func(fs *flag.FlagSet) func(e *env, args []string) error
+}
+
+// commands is the table of subcommands, in the order help lists them. Only
+// commands that work are here.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		cmdConfig,
+		cmdVersion,
+		cmdHelp,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// An env is what a command may touch of the outside world. Commands write
+// through it, never to os.Stdout directly, so tests can run them in-process.
+type env struct {
+	ctx    context.Context // cancelled on interrupt
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// A usageError is an error in how patchbot was called: exit status 2, with
+// the command's usage line printed after the message.
+type usageError struct {
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// An exitCoder is an error that asks for a particular exit status, such as
+// a frozen tree (3).
+type exitCoder interface {
+	error
+	ExitCode() int
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run runs the patchbot command line args and returns the exit status.
+func run(e *env, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, mainUsage())
+		return exitUsage
+	}
+	name := args[0]
+	if name == "-h" || name == "-help" || name == "--help" {
+		name = "help"
+	}
+	c := lookup(name)
+	if c == nil {
+		return report(e, nil, usagef("unknown command %q", name))
+	}
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runFn := c.setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(e.stdout, commandHelp(c))
+			return exitOK
+		}
+		return report(e, c, usagef("%v", err))
+	}
+	return report(e, c, runFn(e, fs.Args()))
+}
+
+// report prints err, if any, on stderr after the command's name (and the
+// usage, for usage errors) and returns the exit status it calls for.
+func report(e *env, c *command, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if ue, ok := errors.AsType[*usageError](err); ok {
+		if c == nil {
+			fmt.Fprintf(e.stderr, "patchbot: %s\n\n%s", ue.msg, mainUsage())
+		} else {
+			fmt.Fprintf(e.stderr, "patchbot %s: %s\nusage: patchbot %s %s\nRun 'patchbot help %s' for details.\n",
+				c.name, ue.msg, c.name, c.args, c.name)
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, strings.TrimRight(err.Error(), "\n"))
+	if _, ok := errors.AsType[*config.Error](err); ok {
+		return exitUsage
+	}
+	if ec, ok := errors.AsType[exitCoder](err); ok {
+		return ec.ExitCode()
+	}
+	return exitFailed
+}
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString("patchbot takes a patch from \"I have a patch\" to \"my change is reviewed\".\n\n")
+	b.WriteString("Usage:\n\n\tpatchbot <command> [flags] [arguments]\n\nThe commands are:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\t%-10s %s\n", c.name, c.short)
+	}
+	b.WriteString("\nRun 'patchbot help <command>' for more about a command.\n")
+	return b.String()
+}
