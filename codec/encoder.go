@@ -1,0 +1,171 @@
+package codec
+
+import "io"
+
+// An Encoder writes the binary representation of values to a stream in one
+// byte order. It works out the byte order once and keeps one buffer for
+// all its calls, so encoding a fixed-size value allocates nothing. Each
+// value is written with one call of the stream's Write method, as [Write]
+// does.
+//
+// Use NewEncoder to make one. An Encoder is not safe for concurrent use.
+type Encoder struct {
+	w     io.Writer
+	order ByteOrder
+	mode  mode
+	buf   []byte
+}
+
+// NewEncoder returns an Encoder that writes to w using order.
+func NewEncoder(w io.Writer, order ByteOrder) *Encoder {
+	return &Encoder{w: w, order: order, mode: modeOf(order), buf: make([]byte, 64)}
+}
+
+// Encode writes the binary representation of data, with one call of the
+// writer's Write method. It accepts the same data as [Write].
+func (e *Encoder) Encode(data any) error {
+	n := fastSize(data)
+	if n == 0 || n > len(e.buf) || isNil(data) {
+		return e.encodeLarge(data, n)
+	}
+	b, m := e.buf[:n], e.mode
+	if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
+		encodeFast(b, m, e.order, data)
+	}
+	_, err := e.w.Write(b)
+	return err
+}
+
+// encodeLarge is Encode for everything but small basic values: slices
+// larger than the Encoder's buffer, nil pointers, and the reflection path.
+// Keeping it apart keeps Encode's common case short.
+func (e *Encoder) encodeLarge(data any, n int) error {
+	if n == 0 {
+		return e.encodeSlow(data)
+	}
+	if isNil(data) {
+		return nilPointerError("codec.Encoder.Encode", data)
+	}
+	if b, ok := rawBytes(data, e.mode); ok {
+		_, err := e.w.Write(b)
+		return err
+	}
+	b := e.buffer(n)
+	encodeFast(b, e.mode, e.order, data)
+	_, err := e.w.Write(b)
+	return err
+}
+
+// encodeSlow is Encode's reflection path, kept out of Encode so that the
+// fast path stays small.
+func (e *Encoder) encodeSlow(data any) error {
+	t, pr := resolve(data, false)
+	if pr != noProblem {
+		return resolveError("codec.Encoder.Encode", data, pr, false)
+	}
+	if b, ok := t.rawBytes(data, e.mode); ok {
+		_, err := e.w.Write(b)
+		return err
+	}
+	b := e.buffer(t.size())
+	t.plan.encodeElems(b, t.ptr, t.count, e.mode, e.order)
+	_, err := e.w.Write(b)
+	return err
+}
+
+// buffer returns n bytes of the Encoder's buffer, growing it if need be.
+// A buffer larger than maxPooled is used once and not kept.
+func (e *Encoder) buffer(n int) []byte {
+	if cap(e.buf) >= n {
+		return e.buf[:n]
+	}
+	b := make([]byte, n)
+	if n <= maxPooled {
+		e.buf = b
+	}
+	return b
+}
+
+// A Decoder reads binary values from a stream in one byte order. It works
+// out the byte order once and keeps one buffer for all its calls, so
+// decoding a fixed-size value allocates nothing.
+//
+// A Decoder reads exactly the bytes of the values it decodes, as
+// io.ReadFull does, and never reads ahead: other reads of the same stream
+// can be mixed with its calls.
+//
+// Use NewDecoder to make one. A Decoder is not safe for concurrent use.
+type Decoder struct {
+	r     io.Reader
+	order ByteOrder
+	mode  mode
+	buf   []byte
+}
+
+// NewDecoder returns a Decoder that reads from r using order.
+func NewDecoder(r io.Reader, order ByteOrder) *Decoder {
+	return &Decoder{r: r, order: order, mode: modeOf(order), buf: make([]byte, 64)}
+}
+
+// Decode reads Size(data) bytes and decodes them into data. It accepts the
+// same data as [Read] and returns the same errors; like Read, it reads a
+// slice of basic values into the slice's own memory.
+func (d *Decoder) Decode(data any) error {
+	n := fastSize(data)
+	if n == 0 || n > maxScalar || isNil(data) {
+		return d.decodeLarge(data, n)
+	}
+	b := d.buf[:n]
+	if k, err := d.r.Read(b); k < n {
+		if err := readRest(d.r, b, k, err); err != nil {
+			return err
+		}
+	}
+	m := d.mode
+	if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
+		!decodeFast(b, m, d.order, data) {
+		return invalidTypeError("codec.Decoder.Decode", data)
+	}
+	return nil
+}
+
+// decodeLarge is Decode for everything but basic values and pointers to
+// them: slices (read in place), nil pointers, and the reflection path.
+func (d *Decoder) decodeLarge(data any, n int) error {
+	if n == 0 {
+		return d.decodeSlow(data)
+	}
+	if isNil(data) {
+		return nilPointerError("codec.Decoder.Decode", data)
+	}
+	b, _ := sliceBytes(data)
+	return readInPlace(d.r, b, d.mode, d.order, data)
+}
+
+// decodeSlow is Decode's reflection path, kept out of Decode so that the
+// fast path stays small.
+func (d *Decoder) decodeSlow(data any) error {
+	t, pr := resolve(data, true)
+	if pr != noProblem {
+		return resolveError("codec.Decoder.Decode", data, pr, true)
+	}
+	b := d.buffer(t.size())
+	if err := readFull(d.r, b); err != nil {
+		return err
+	}
+	t.plan.decodeElems(b, t.ptr, t.count, d.mode, d.order)
+	return nil
+}
+
+// buffer returns n bytes of the Decoder's buffer, growing it if need be.
+// A buffer larger than maxPooled is used once and not kept.
+func (d *Decoder) buffer(n int) []byte {
+	if cap(d.buf) >= n {
+		return d.buf[:n]
+	}
+	b := make([]byte, n)
+	if n <= maxPooled {
+		d.buf = b
+	}
+	return b
+}

@@ -1,0 +1,380 @@
+package codec
+
+import (
+	"math"
+	"math/bits"
+)
+
+// The fast path handles the basic fixed-size types — bool, int8…int64,
+// uint8…uint64, float32 and float64 — as values, as pointers and as slices,
+// with type switches and no reflection. Every entry point asks fastSize
+// first and takes the reflection path (slow.go) only when it returns 0.
+//
+// Go's encoding/binary has the same structure, and in 2014 its switch
+// listed the unsigned integer types only as pointers and slices: unsigned
+// values were still encoded correctly, through reflection, but several
+// times more slowly than signed ones. The case lines below are where such a
+// type would go missing.
+
+// fastSize returns the encoded size of data if it is a fixed-size basic value,
+// a pointer to one or a slice of them, and 0 if data must take the reflection path.
+func fastSize(data any) int {
+	switch data := data.(type) {
+	case bool, int8, uint8, *bool, *int8, *uint8:
+		return 1
+	case int16, uint16, *int16, *uint16:
+		return 2
+	case int32, uint32, *int32, *uint32:
+		return 4
+	case int64, uint64, *int64, *uint64:
+		return 8
+	case float32, *float32:
+		return 4
+	case float64, *float64:
+		return 8
+	case []bool:
+		return len(data)
+	case []int8:
+		return len(data)
+	case []uint8:
+		return len(data)
+	case []int16:
+		return 2 * len(data)
+	case []uint16:
+		return 2 * len(data)
+	case []int32:
+		return 4 * len(data)
+	case []uint32:
+		return 4 * len(data)
+	case []int64:
+		return 8 * len(data)
+	case []uint64:
+		return 8 * len(data)
+	case []float32:
+		return 4 * len(data)
+	case []float64:
+		return 8 * len(data)
+	}
+	return 0
+}
+
+// encodeFast encodes data, which fastSize accepted and which is not a nil
+// pointer, into b, which holds exactly fastSize(data) bytes.
+//
+// The entry points where one call costs a few nanoseconds try
+// encodeNative or encodeSwapped first, which the compiler inlines, and
+// call encodeFast only when those decline; a function call is a
+// measurable share of encoding one small value.
+func encodeFast(b []byte, m mode, order ByteOrder, data any) {
+	switch {
+	case m == modeNative && encodeNative(b, data):
+	case m == modeSwapped && encodeSwapped(b, data):
+	case m == modeOther:
+		encodeOther(b, order, data)
+	default:
+		encodeSlice(b, m, nil, data)
+	}
+}
+
+// encodeNative encodes data in the machine's order if data is a basic
+// value or a pointer to one, and reports whether it did. The data word of
+// such an interface value points to the number's memory, whether data is
+// the value (boxed) or a pointer, so the cases need only tell widths apart.
+// A bool's memory is 0 or 1, its encoding exactly.
+func encodeNative(b []byte, data any) bool {
+	p := dataWord(&data)
+	switch data.(type) {
+	case bool, int8, uint8, *bool, *int8, *uint8:
+		b[0] = *(*byte)(p)
+	case int16, uint16, *int16, *uint16:
+		native.PutUint16(b, *(*uint16)(p))
+	case int32, uint32, float32, *int32, *uint32, *float32:
+		native.PutUint32(b, *(*uint32)(p))
+	case int64, uint64, float64, *int64, *uint64, *float64:
+		native.PutUint64(b, *(*uint64)(p))
+	default:
+		return false
+	}
+	return true
+}
+
+// encodeSwapped is encodeNative for the reverse of the machine's order.
+func encodeSwapped(b []byte, data any) bool {
+	p := dataWord(&data)
+	switch data.(type) {
+	case bool, int8, uint8, *bool, *int8, *uint8:
+		b[0] = *(*byte)(p)
+	case int16, uint16, *int16, *uint16:
+		native.PutUint16(b, bits.ReverseBytes16(*(*uint16)(p)))
+	case int32, uint32, float32, *int32, *uint32, *float32:
+		native.PutUint32(b, bits.ReverseBytes32(*(*uint32)(p)))
+	case int64, uint64, float64, *int64, *uint64, *float64:
+		native.PutUint64(b, bits.ReverseBytes64(*(*uint64)(p)))
+	default:
+		return false
+	}
+	return true
+}
+
+// encodeOther is encodeFast for a ByteOrder codec does not know: every
+// number goes through the order's methods, as in encoding/binary.
+func encodeOther(b []byte, order ByteOrder, data any) {
+	switch data := data.(type) {
+	case int16:
+		order.PutUint16(b, uint16(data))
+	case *int16:
+		order.PutUint16(b, uint16(*data))
+	case uint16:
+		order.PutUint16(b, data)
+	case *uint16:
+		order.PutUint16(b, *data)
+	case int32:
+		order.PutUint32(b, uint32(data))
+	case *int32:
+		order.PutUint32(b, uint32(*data))
+	case uint32:
+		order.PutUint32(b, data)
+	case *uint32:
+		order.PutUint32(b, *data)
+	case int64:
+		order.PutUint64(b, uint64(data))
+	case *int64:
+		order.PutUint64(b, uint64(*data))
+	case uint64:
+		order.PutUint64(b, data)
+	case *uint64:
+		order.PutUint64(b, *data)
+	case float32:
+		order.PutUint32(b, math.Float32bits(data))
+	case *float32:
+		order.PutUint32(b, math.Float32bits(*data))
+	case float64:
+		order.PutUint64(b, math.Float64bits(data))
+	case *float64:
+		order.PutUint64(b, math.Float64bits(*data))
+	case bool, *bool, int8, *int8, uint8, *uint8:
+		encodeNative(b, data) // one byte has no order
+	default:
+		encodeSlice(b, modeOther, order, data)
+	}
+}
+
+// encodeSlice is encodeFast for slices.
+func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
+	switch data := data.(type) {
+	case []bool:
+		// A Go bool's memory is 0 or 1: its encoding exactly.
+		copy(b, bytesOf(data))
+	case []int8:
+		copy(b, bytesOf(data))
+	case []uint8:
+		copy(b, data)
+	case []int16:
+		put16s(b, castSlice[uint16](data), m, order)
+	case []uint16:
+		put16s(b, data, m, order)
+	case []int32:
+		put32s(b, castSlice[uint32](data), m, order)
+	case []uint32:
+		put32s(b, data, m, order)
+	case []float32:
+		put32s(b, castSlice[uint32](data), m, order)
+	case []int64:
+		put64s(b, castSlice[uint64](data), m, order)
+	case []uint64:
+		put64s(b, data, m, order)
+	case []float64:
+		put64s(b, castSlice[uint64](data), m, order)
+	}
+}
+
+// decodeFast decodes b, which holds exactly fastSize(data) bytes, into data,
+// which fastSize accepted and which is not a nil pointer. It reports false
+// if data is a value rather than a pointer or slice. As with encodeFast,
+// hot callers try decodeNative or decodeSwapped first.
+func decodeFast(b []byte, m mode, order ByteOrder, data any) bool {
+	switch {
+	case m == modeNative && decodeNative(b, data), m == modeSwapped && decodeSwapped(b, data):
+		return true
+	case m == modeOther:
+		return decodeOther(b, order, data)
+	}
+	return decodeSlice(b, m, nil, data)
+}
+
+// decodeNative decodes b in the machine's order into data if data is a
+// pointer to a basic value, and reports whether it did.
+func decodeNative(b []byte, data any) bool {
+	p := dataWord(&data)
+	switch data.(type) {
+	case *bool:
+		*(*bool)(p) = b[0] != 0
+	case *int8, *uint8:
+		*(*uint8)(p) = b[0]
+	case *int16, *uint16:
+		*(*uint16)(p) = native.Uint16(b)
+	case *int32, *uint32, *float32:
+		*(*uint32)(p) = native.Uint32(b)
+	case *int64, *uint64, *float64:
+		*(*uint64)(p) = native.Uint64(b)
+	default:
+		return false
+	}
+	return true
+}
+
+// decodeSwapped is decodeNative for the reverse of the machine's order.
+func decodeSwapped(b []byte, data any) bool {
+	p := dataWord(&data)
+	switch data.(type) {
+	case *bool:
+		*(*bool)(p) = b[0] != 0
+	case *int8, *uint8:
+		*(*uint8)(p) = b[0]
+	case *int16, *uint16:
+		*(*uint16)(p) = bits.ReverseBytes16(native.Uint16(b))
+	case *int32, *uint32, *float32:
+		*(*uint32)(p) = bits.ReverseBytes32(native.Uint32(b))
+	case *int64, *uint64, *float64:
+		*(*uint64)(p) = bits.ReverseBytes64(native.Uint64(b))
+	default:
+		return false
+	}
+	return true
+}
+
+// decodeOther is decodeFast for a ByteOrder codec does not know.
+func decodeOther(b []byte, order ByteOrder, data any) bool {
+	switch data := data.(type) {
+	case *int16:
+		*data = int16(order.Uint16(b))
+	case *uint16:
+		*data = order.Uint16(b)
+	case *int32:
+		*data = int32(order.Uint32(b))
+	case *uint32:
+		*data = order.Uint32(b)
+	case *int64:
+		*data = int64(order.Uint64(b))
+	case *uint64:
+		*data = order.Uint64(b)
+	case *float32:
+		*data = math.Float32frombits(order.Uint32(b))
+	case *float64:
+		*data = math.Float64frombits(order.Uint64(b))
+	case *bool, *int8, *uint8:
+		return decodeNative(b, data) // one byte has no order
+	default:
+		return decodeSlice(b, modeOther, order, data)
+	}
+	return true
+}
+
+// decodeSlice is decodeFast for slices. It reports false if data is not a
+// slice.
+func decodeSlice(b []byte, m mode, order ByteOrder, data any) bool {
+	switch data := data.(type) {
+	case []bool:
+		getBools(data, b)
+	case []int8:
+		copy(bytesOf(data), b)
+	case []uint8:
+		copy(data, b)
+	case []int16:
+		get16s(castSlice[uint16](data), b, m, order)
+	case []uint16:
+		get16s(data, b, m, order)
+	case []int32:
+		get32s(castSlice[uint32](data), b, m, order)
+	case []uint32:
+		get32s(data, b, m, order)
+	case []float32:
+		get32s(castSlice[uint32](data), b, m, order)
+	case []int64:
+		get64s(castSlice[uint64](data), b, m, order)
+	case []uint64:
+		get64s(data, b, m, order)
+	case []float64:
+		get64s(castSlice[uint64](data), b, m, order)
+	default:
+		return false
+	}
+	return true
+}
+
+// sliceBytes returns the memory of data and the size of its elements if
+// data is one of the slice types of the fast path, and 0 otherwise.
+func sliceBytes(data any) ([]byte, int) {
+	switch data := data.(type) {
+	case []bool:
+		return bytesOf(data), 1
+	case []int8:
+		return bytesOf(data), 1
+	case []uint8:
+		return data, 1
+	case []int16:
+		return bytesOf(data), 2
+	case []uint16:
+		return bytesOf(data), 2
+	case []int32:
+		return bytesOf(data), 4
+	case []uint32:
+		return bytesOf(data), 4
+	case []float32:
+		return bytesOf(data), 4
+	case []int64:
+		return bytesOf(data), 8
+	case []uint64:
+		return bytesOf(data), 8
+	case []float64:
+		return bytesOf(data), 8
+	}
+	return nil, 0
+}
+
+// rawBytes returns the memory of data if data is a slice whose encoding in
+// mode m is that memory: a slice of one-byte elements in any order, or of
+// wider elements in the machine's order. Write hands such memory to the
+// writer directly, with no copy.
+func rawBytes(data any, m mode) ([]byte, bool) {
+	b, width := sliceBytes(data)
+	return b, width == 1 || width > 1 && m == modeNative
+}
+
+// decodeInPlace turns data, a slice of the fast path whose memory has just
+// been filled with its encoding, into its values: byte-swapping elements,
+// or calling order's methods on them, or making bools 0 or 1. Read and
+// Decoder read slices into their own memory this way, which saves a copy
+// and a temporary buffer as large as the slice.
+func decodeInPlace(data any, m mode, order ByteOrder) {
+	switch data := data.(type) {
+	case []bool:
+		b := bytesOf(data)
+		for i, x := range b {
+			b[i] = boolByte(x != 0)
+		}
+	case []int16:
+		fix16s(castSlice[uint16](data), m, order)
+	case []uint16:
+		fix16s(data, m, order)
+	case []int32:
+		fix32s(castSlice[uint32](data), m, order)
+	case []uint32:
+		fix32s(data, m, order)
+	case []float32:
+		fix32s(castSlice[uint32](data), m, order)
+	case []int64:
+		fix64s(castSlice[uint64](data), m, order)
+	case []uint64:
+		fix64s(data, m, order)
+	case []float64:
+		fix64s(castSlice[uint64](data), m, order)
+	}
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
