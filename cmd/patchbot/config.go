@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"io"
@@ -32,15 +33,26 @@ and key, and exit status 2.`,
 			if err != nil {
 				return err
 			}
-			if *jsonOut {
-				return writeJSON(e.stdout, c)
-			}
-			enc := yaml.NewEncoder(e.stdout)
+			var buf bytes.Buffer
+			enc := yaml.NewEncoder(&buf)
 			enc.SetIndent(2)
 			if err := enc.Encode(c); err != nil {
 				return err
 			}
-			return enc.Close()
+			if err := enc.Close(); err != nil {
+				return err
+			}
+			if *jsonOut {
+				// Go through the YAML form so that values read as they are
+				// written in the file ("10m", "5%"), not as Go stores them.
+				var v any
+				if err := yaml.Unmarshal(buf.Bytes(), &v); err != nil {
+					return err
+				}
+				return writeJSON(e.stdout, v)
+			}
+			_, err = e.stdout.Write(buf.Bytes())
+			return err
 		}
 	},
 }
@@ -54,6 +66,7 @@ func configFlag(fs *flag.FlagSet) *string {
 // writeJSON writes v as indented JSON: what -json prints on every command.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "Name <email>" stays readable
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
