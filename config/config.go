@@ -18,6 +18,7 @@ import (
 // Config is patchbot's whole configuration. Each section belongs to the step
 // that reads it; a key exists only when some code reads it.
 type Config struct {
+	Bench Bench `yaml:"bench" json:"bench"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

@@ -40,12 +40,14 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(e *env, args []string) error
 }
 
-// commands is the table of subcommands, in the order help lists them. Only
-// commands that work are here.
+// commands is the table of subcommands, in the order help lists them: the
+// steps of the job in their order, then the tool's own. Only commands that
+// work are here.
 var commands []*command
 
 func init() {
 	commands = []*command{
+		cmdBench,
 		cmdConfig,
 		cmdVersion,
 		cmdHelp,

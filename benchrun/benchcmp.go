@@ -1,0 +1,296 @@
+package benchrun
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// writeBenchcmp writes r in the layout of cmd/benchcmp, the tool the Go
+// project used before benchstat: one block per unit, with old, new and the
+// delta (or the speedup, for MB/s). The figures are medians, and a "~"
+// follows a delta that is not significant.
+func writeBenchcmp(w io.Writer, r *Result) error {
+	bw := &errWriter{w: w}
+	groups := groupTables(r.Tables)
+	for gi, g := range groups {
+		if len(groups) > 1 {
+			if gi > 0 {
+				bw.printf("\n")
+			}
+			for _, c := range g.header {
+				bw.printf("%s: %s\n", c.Key, c.Value)
+			}
+		}
+		first := true
+		for _, t := range g.tables {
+			if !t.HasOld || !t.HasNew {
+				continue
+			}
+			if !first {
+				bw.printf("\n")
+			}
+			first = false
+			v := viewOf(t)
+			tw := tabwriter.NewWriter(bw, 0, 0, 5, ' ', 0)
+			fmt.Fprintf(tw, "benchmark\told %s\tnew %s\t%s\n", v.name, v.name, v.deltaName)
+			for _, row := range t.Rows {
+				if row.Compare == nil {
+					continue
+				}
+				d := v.delta(row.Old.Center, row.New.Center)
+				if !row.Compare.Significant {
+					d += " ~"
+				}
+				fmt.Fprintf(tw, "Benchmark%s\t%s\t%s\t%s\n", row.Name, v.format(row.Old.Center), v.format(row.New.Center), d)
+			}
+			tw.Flush()
+		}
+	}
+	notes(bw, r, "")
+	return bw.err
+}
+
+// notes writes what follows every text table: benchmarks on one side only,
+// failures, warnings and the key to "~", each line after prefix.
+func notes(bw *errWriter, r *Result, prefix string) {
+	var lines []string
+	added, removed := addedRemoved(r)
+	if len(added) > 0 {
+		lines = append(lines, "added (new only): "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		lines = append(lines, "removed (old only): "+strings.Join(removed, ", "))
+	}
+	for _, f := range r.Failures {
+		lines = append(lines, fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", f.Side, f.Package, f.Error, f.Runs))
+		for l := range strings.SplitSeq(strings.TrimRight(f.Tail, "\n"), "\n") {
+			lines = append(lines, "    "+l)
+		}
+	}
+	for _, warning := range warnings(r) {
+		lines = append(lines, "warning: "+warning)
+	}
+	if k := key(r); k != "" {
+		lines = append(lines, k)
+	}
+	if len(lines) > 0 {
+		bw.printf("\n")
+	}
+	for _, l := range lines {
+		bw.printf("%s%s\n", prefix, l)
+	}
+}
+
+// key explains the "~" and the figures, when there is a comparison.
+func key(r *Result) string {
+	n := runsPerSide(r)
+	if n == "" {
+		return ""
+	}
+	return fmt.Sprintf("~ not significant: p > %v (Mann-Whitney U test); figures are medians of %s runs", r.Alpha, n)
+}
+
+// runsPerSide returns "10" when every sample has 10 values, "6 to 10" when
+// they vary, and "" when nothing was compared.
+func runsPerSide(r *Result) string {
+	lo, hi := 0, 0
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			if row.Compare == nil {
+				continue
+			}
+			for _, n := range []int{row.Compare.N1, row.Compare.N2} {
+				if lo == 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
+		}
+	}
+	switch {
+	case hi == 0:
+		return ""
+	case lo == hi:
+		return fmt.Sprintf("%d", lo)
+	}
+	return fmt.Sprintf("%d to %d", lo, hi)
+}
+
+// warnings returns the distinct warnings of r, in order of appearance,
+// less benchstat's "all samples are equal", which the "± 0%" of allocations
+// and bytes already says.
+func warnings(r *Result) []string {
+	var list []string
+	seen := map[string]bool{"all samples are equal": true}
+	add := func(ws []string) {
+		for _, w := range ws {
+			if !seen[w] {
+				seen[w] = true
+				list = append(list, w)
+			}
+		}
+	}
+	add(r.Warnings)
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			for _, s := range []*Summary{row.Old, row.New} {
+				if s != nil {
+					add(s.Warnings)
+				}
+			}
+			if row.Compare != nil {
+				add(row.Compare.Warnings)
+			}
+		}
+	}
+	return list
+}
+
+// addedRemoved lists the benchmarks that ran on one side only.
+func addedRemoved(r *Result) (added, removed []string) {
+	for _, t := range r.Tables {
+		for _, row := range t.Added() {
+			if !slices.Contains(added, row.Name) {
+				added = append(added, row.Name)
+			}
+		}
+		for _, row := range t.Removed() {
+			if !slices.Contains(removed, row.Name) {
+				removed = append(removed, row.Name)
+			}
+		}
+	}
+	return added, removed
+}
+
+// A tableGroup is the tables of one configuration (one package, usually).
+type tableGroup struct {
+	header []ConfigValue // the keys that differ from the previous group
+	config []ConfigValue
+	tables []*Table // in benchcmp's unit order
+}
+
+// groupTables groups the tables by configuration and orders each group's
+// units as benchcmp did: time, speed, allocations, bytes, then the rest.
+func groupTables(tables []*Table) []*tableGroup {
+	var groups []*tableGroup
+	for _, t := range tables {
+		if len(groups) == 0 || !slices.Equal(groups[len(groups)-1].config, t.Config) {
+			g := &tableGroup{config: t.Config}
+			for i, c := range t.Config {
+				if len(groups) == 0 || groups[len(groups)-1].config[i] != c {
+					g.header = append(g.header, c)
+				}
+			}
+			groups = append(groups, g)
+		}
+		g := groups[len(groups)-1]
+		g.tables = append(g.tables, t)
+	}
+	rank := map[string]int{"sec/op": 0, "B/s": 1, "allocs/op": 2, "B/op": 3}
+	for _, g := range groups {
+		slices.SortStableFunc(g.tables, func(a, b *Table) int {
+			ra, ok := rank[a.Unit]
+			if !ok {
+				ra = len(rank)
+			}
+			rb, ok := rank[b.Unit]
+			if !ok {
+				rb = len(rank)
+			}
+			return ra - rb
+		})
+	}
+	return groups
+}
+
+// A view is how benchcmp showed a unit: benchfmt tidies ns/op into sec/op
+// and MB/s into B/s, and benchcmp's readers expect them back.
+type view struct {
+	name      string // "ns/op", "MB/s", "allocs", "bytes"
+	deltaName string // "delta", or "speedup" for MB/s
+	scale     float64
+	class     benchunit.Class
+	custom    bool
+}
+
+func viewOf(t *Table) view {
+	switch t.Unit {
+	case "sec/op":
+		return view{name: "ns/op", deltaName: "delta", scale: 1e9}
+	case "B/s":
+		return view{name: "MB/s", deltaName: "speedup", scale: 1e-6}
+	case "allocs/op":
+		return view{name: "allocs", deltaName: "delta", scale: 1}
+	case "B/op":
+		return view{name: "bytes", deltaName: "delta", scale: 1}
+	}
+	return view{name: t.Unit, deltaName: "delta", scale: 1, class: benchunit.ClassOf(t.Unit), custom: true}
+}
+
+// format formats a value of the table's unit as benchcmp did: ns/op with
+// two decimals below 10 and one below 100, MB/s with two, counts whole.
+func (v view) format(x float64) string {
+	x *= v.scale
+	switch v.name {
+	case "ns/op":
+		prec := 0
+		switch {
+		case x < 10:
+			prec = 2
+		case x < 100:
+			prec = 1
+		}
+		return strconv.FormatFloat(x, 'f', prec, 64)
+	case "MB/s":
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case "allocs", "bytes":
+		// A median of an even count may fall between two integers.
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return benchunit.Scale(x, v.class)
+}
+
+// delta formats the change from old to new: a speedup factor for MB/s, a
+// percentage otherwise.
+func (v view) delta(old, new float64) string {
+	if v.deltaName == "speedup" {
+		if old == 0 {
+			return "?"
+		}
+		return fmt.Sprintf("%.2fx", new/old)
+	}
+	if old == 0 {
+		if new == 0 {
+			return "+0.00%"
+		}
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", (new/old-1)*100)
+}
+
+// errWriter remembers the first write error, so renderers can print freely
+// and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(e, format, args...)
+}

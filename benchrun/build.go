@@ -1,0 +1,145 @@
+package benchrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A pkg is a package whose benchmarks are compared.
+type pkg struct {
+	importPath string
+	rel        string // directory relative to the module, "./codec"
+}
+
+// listed is what 'go list -json' says of a package.
+type listed struct {
+	ImportPath   string
+	Dir          string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Error        *struct{ Err string }
+}
+
+// listPackages runs 'go list' on patterns in the module at modDir and
+// returns the packages in order, those with benchmarks first.
+func listPackages(ctx context.Context, modDir string, patterns []string) (withBench, without []pkg, err error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = modDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("go list %s: %v\n%s", strings.Join(patterns, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, nil, fmt.Errorf("go list: %v", err)
+		}
+		if p.Error != nil {
+			// A directory of tests alone is a package go test can
+			// build, though go list calls it an error.
+			testOnly := strings.Contains(p.Error.Err, "no non-test Go files") && len(p.TestGoFiles)+len(p.XTestGoFiles) > 0
+			if !testOnly {
+				return nil, nil, fmt.Errorf("package %s: %s", p.ImportPath, strings.TrimSpace(p.Error.Err))
+			}
+		}
+		rel, err := filepath.Rel(modDir, p.Dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, nil, fmt.Errorf("package %s is outside the module in %s", p.ImportPath, modDir)
+		}
+		pk := pkg{importPath: p.ImportPath, rel: "./" + filepath.ToSlash(rel)}
+		if rel == "." {
+			pk.rel = "."
+		}
+		has, err := hasBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...))
+		if err != nil {
+			return nil, nil, err
+		}
+		if has {
+			withBench = append(withBench, pk)
+		} else {
+			without = append(without, pk)
+		}
+	}
+	return withBench, without, nil
+}
+
+// benchFuncRE matches the declaration of a benchmark function, whose name
+// is Benchmark followed by nothing or by a character that is not lower case.
+var benchFuncRE = regexp.MustCompile(`(?m)^func Benchmark(\P{Ll}\w*)?\(`)
+
+func hasBenchmarks(dir string, files []string) (bool, error) {
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return false, err
+		}
+		if benchFuncRE.Match(data) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// buildTest builds the test binary of p in the module at modDir into bin.
+// Build failures come back with the compiler's output.
+func buildTest(ctx context.Context, modDir string, p pkg, bin string) error {
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, p.rel)
+	cmd.Dir = modDir
+	cmd.Env = benchEnv()
+	ownGroup(cmd) // an interrupt stops the compilers too
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return &buildError{out: strings.TrimSpace(string(out))}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		// go test -c writes nothing for a package without test files.
+		return &buildError{out: "go test -c wrote no test binary: " + strings.TrimSpace(string(out))}
+	}
+	return nil
+}
+
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return e.out }
+
+// benchEnv returns the environment for builds and benchmarks: the user's,
+// less anything that looks like a credential, since the code being built
+// and run may be someone else's patch.
+func benchEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		if strings.Contains(upper, "TOKEN") || strings.Contains(upper, "SECRET") ||
+			strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "GERRIT") ||
+			upper == "GIT_COOKIES" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// isBuildError reports whether err is a compiler failure.
+func isBuildError(err error) bool {
+	var be *buildError
+	return errors.As(err, &be)
+}

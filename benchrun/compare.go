@@ -1,0 +1,351 @@
+package benchrun
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// RevisionKey is the file configuration key that records which revision a
+// side's results come from. Comparisons ignore it: it is the thing being
+// compared, not a configuration to split tables by. To get the same tables
+// from benchstat, run "benchstat -ignore revision old.txt new.txt".
+const RevisionKey = "revision"
+
+// An Input is one side's results in Go benchmark format.
+type Input struct {
+	Label string    // heads the side's column; the file name for a file
+	Name  string    // for error messages; defaults to Label
+	R     io.Reader // the results
+}
+
+// CompareOptions are the statistical settings of a comparison.
+// The zero value means benchstat's defaults.
+type CompareOptions struct {
+	Alpha      float64 // significance level of the U test; 0 means 0.05
+	Confidence float64 // level of the intervals; 0 means 0.95
+}
+
+func (o *CompareOptions) thresholds() (*benchmath.Thresholds, float64) {
+	t := benchmath.DefaultThresholds
+	conf := 0.95
+	if o != nil && o.Alpha > 0 {
+		t.CompareAlpha = o.Alpha
+	}
+	if o != nil && o.Confidence > 0 {
+		conf = o.Confidence
+	}
+	return &t, conf
+}
+
+// CompareFiles compares the results in the files oldPath and newPath, each
+// labelled with its path as benchstat labels them.
+func CompareFiles(oldPath, newPath string, opts *CompareOptions) (*Result, error) {
+	of, err := os.Open(oldPath)
+	if err != nil {
+		return nil, fmt.Errorf("old results: %w", err)
+	}
+	defer of.Close()
+	nf, err := os.Open(newPath)
+	if err != nil {
+		return nil, fmt.Errorf("new results: %w", err)
+	}
+	defer nf.Close()
+	r, err := Compare(Input{Label: oldPath, R: of}, Input{Label: newPath, R: nf}, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Base.File, r.Head.File = oldPath, newPath
+	return r, nil
+}
+
+// Compare summarises the results of old and new and compares them
+// benchmark by benchmark, exactly as benchstat does with its default
+// projection (tables by configuration and unit, rows by full name,
+// columns by side), with the medians, intervals and U tests of
+// golang.org/x/perf/benchmath.
+//
+// Malformed benchmark lines do not stop the comparison; they are listed
+// in the result's warnings. Compare fails only on I/O errors and when
+// neither side holds any result.
+func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
+	thresholds, confidence := opts.thresholds()
+	if old.Label == new.Label {
+		// The column key is the label: equal labels would merge the
+		// sides. An A/A comparison of one revision gets here.
+		old.Label += " (old)"
+		new.Label += " (new)"
+	}
+
+	filter, err := benchproc.NewFilter("*")
+	if err != nil {
+		return nil, err
+	}
+	var parser benchproc.ProjectionParser
+	tableBy, unitField, err := parser.ParseWithUnit(".config", filter)
+	if err != nil {
+		return nil, err
+	}
+	rowBy, err := parser.Parse(".fullname", filter)
+	if err != nil {
+		return nil, err
+	}
+	colBy, err := parser.Parse(".file", filter)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parser.Parse(RevisionKey, filter); err != nil {
+		return nil, err
+	}
+	residue := parser.Residue()
+
+	b := &builder{tables: make(map[benchproc.Key]*builderTable)}
+	res := &Result{
+		Base:       Side{Label: old.Label},
+		Head:       Side{Label: new.Label},
+		Alpha:      thresholds.CompareAlpha,
+		Confidence: confidence,
+	}
+	reader := benchfmt.NewReader(nil, "")
+	n := 0
+	for side, in := range []Input{old, new} {
+		name := in.Name
+		if name == "" {
+			name = in.Label
+		}
+		reader.Reset(in.R, name, ".file", in.Label)
+		for reader.Scan() {
+			switch rec := reader.Result().(type) {
+			case *benchfmt.SyntaxError:
+				res.Warnings = append(res.Warnings, rec.Error())
+			case *benchfmt.Result:
+				if ok, _ := filter.Apply(rec); !ok {
+					continue
+				}
+				b.add(side, tableBy.ProjectValues(rec), rowBy.Project(rec), colBy.Project(rec), residue.Project(rec), rec)
+				n++
+			}
+		}
+		if err := reader.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if n == 0 {
+		return nil, errors.New("no benchmark results on either side")
+	}
+	units := reader.Units()
+
+	var keys []benchproc.Key
+	for k := range b.tables {
+		keys = append(keys, k)
+	}
+	benchproc.SortKeys(keys)
+	for _, k := range keys {
+		unit := k.Get(unitField)
+		t := &Table{Unit: unit, Better: units.GetBetter(unit)}
+		for _, f := range k.Projection().FlattenedFields() {
+			if f.Name != ".unit" {
+				t.Config = append(t.Config, ConfigValue{f.Name, k.Get(f)})
+			}
+		}
+		b.tables[k].fill(t, units.GetAssumption(unit), thresholds, confidence)
+		res.Tables = append(res.Tables, t)
+	}
+	return res, nil
+}
+
+// builder collects values into cells as benchstat's table builder does.
+type builder struct {
+	tables map[benchproc.Key]*builderTable
+}
+
+type builderTable struct {
+	rows  map[benchproc.Key]struct{}
+	cells map[benchproc.Key]*[2]*builderCell // by row, then side
+}
+
+type builderCell struct {
+	values  []float64
+	residue map[benchproc.Key]struct{}
+}
+
+func (b *builder) add(side int, tableKeys []benchproc.Key, row, col, residue benchproc.Key, rec *benchfmt.Result) {
+	for i, tk := range tableKeys {
+		t := b.tables[tk]
+		if t == nil {
+			t = &builderTable{rows: make(map[benchproc.Key]struct{}), cells: make(map[benchproc.Key]*[2]*builderCell)}
+			b.tables[tk] = t
+		}
+		cells := t.cells[row]
+		if cells == nil {
+			cells = new([2]*builderCell)
+			t.cells[row] = cells
+			t.rows[row] = struct{}{}
+		}
+		c := cells[side]
+		if c == nil {
+			c = &builderCell{residue: make(map[benchproc.Key]struct{})}
+			cells[side] = c
+		}
+		c.values = append(c.values, rec.Values[i].Value)
+		c.residue[residue] = struct{}{}
+	}
+}
+
+// fill computes t's rows and geomean from the collected cells.
+func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmath.Thresholds, confidence float64) {
+	rows := sortedKeys(bt.rows)
+	for _, rk := range rows {
+		cells := bt.cells[rk]
+		row := &Row{Name: rk.StringValues()}
+		var samples [2]*benchmath.Sample
+		for side, c := range cells {
+			if c == nil {
+				continue
+			}
+			s := benchmath.NewSample(c.values, th)
+			samples[side] = s
+			sum := assume.Summary(s, confidence)
+			out := &Summary{Center: sum.Center, Confidence: sum.Confidence, N: len(s.Values), Values: s.Values}
+			if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
+				out.Lo, out.Hi = &sum.Lo, &sum.Hi
+			}
+			// benchstat lists the sample's warnings, then the
+			// summary's; the residue warning is the sample's.
+			if nsk := benchproc.NonSingularFields(sortedKeys(c.residue)); len(nsk) > 0 {
+				var names []string
+				for _, f := range nsk {
+					names = append(names, f.Name)
+				}
+				out.Warnings = append(out.Warnings, "benchmarks vary in "+strings.Join(names, ", "))
+			}
+			out.Warnings = append(out.Warnings, errorStrings(sum.Warnings)...)
+			if side == 0 {
+				row.Old = out
+				t.HasOld = true
+			} else {
+				row.New = out
+				t.HasNew = true
+			}
+		}
+		if samples[0] != nil && samples[1] != nil {
+			c := assume.Compare(samples[0], samples[1])
+			row.Compare = &Comparison{
+				P: c.P, N1: c.N1, N2: c.N2, Alpha: c.Alpha,
+				Significant: !(c.P > c.Alpha), // benchmath's FormatDelta prints "~" when P > Alpha
+				Warnings:    errorStrings(c.Warnings),
+			}
+			row.Compare.Delta, row.Compare.Verdict = verdict(row.Old.Center, row.New.Center, row.Compare.Significant, t.Better)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(t.Rows) > 1 {
+		t.Geomean = geomean(t)
+	}
+}
+
+// verdict returns the relative change from old to new and what it means for
+// a unit whose better direction is better.
+func verdict(old, new float64, significant bool, better int) (delta float64, v string) {
+	if old != 0 {
+		delta = new/old - 1
+	}
+	switch {
+	case !significant || old == new:
+		return delta, Same
+	case better == 0:
+		return delta, Changed
+	case (new > old) == (better > 0):
+		return delta, Better
+	}
+	return delta, Worse
+}
+
+// geomean computes the summary row as benchstat's summarizeCol does: the
+// geomean of each column's medians, and the geomean of the per-row ratios
+// (not the ratio of the geomeans, which would compare different sets of
+// benchmarks when one was added or removed).
+func geomean(t *Table) *Geomean {
+	g := new(Geomean)
+	baseOld := t.HasOld // the first column present is the baseline
+	nBase := 0
+	for _, r := range t.Rows {
+		if (baseOld && r.Old != nil) || (!baseOld && r.New != nil) {
+			nBase++
+		}
+	}
+	col := func(side int, isBase bool) (sum, ratio *float64, warnings []string) {
+		var summaries, ratios []float64
+		badRatio := false
+		for _, r := range t.Rows {
+			s := r.Old
+			if side == 1 {
+				s = r.New
+			}
+			if s == nil {
+				continue
+			}
+			summaries = append(summaries, s.Center)
+			if !isBase && r.Old != nil {
+				a, b := s.Center, r.Old.Center
+				switch {
+				case a == b:
+					ratios = append(ratios, 1)
+				case b == 0:
+					badRatio = true
+					ratios = append(ratios, 0)
+				default:
+					ratios = append(ratios, a/b)
+				}
+			}
+		}
+		if !isBase && nBase != len(ratios) {
+			warnings = append(warnings, "benchmark set differs from baseline; geomeans may not be comparable")
+		}
+		if gm := stats.GeoMean(summaries); math.IsNaN(gm) {
+			warnings = append(warnings, "summaries must be >0 to compute geomean")
+		} else {
+			sum = &gm
+		}
+		if !isBase && !badRatio {
+			if gm := stats.GeoMean(ratios); math.IsNaN(gm) {
+				warnings = append(warnings, "ratios must be >0 to compute geomean")
+			} else {
+				ratio = &gm
+			}
+		}
+		return sum, ratio, warnings
+	}
+	if t.HasOld {
+		g.Old, _, g.OldWarnings = col(0, true)
+	}
+	if t.HasNew {
+		g.New, g.Ratio, g.NewWarnings = col(1, !t.HasOld)
+	}
+	return g
+}
+
+func sortedKeys(m map[benchproc.Key]struct{}) []benchproc.Key {
+	keys := make([]benchproc.Key, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	benchproc.SortKeys(keys)
+	return keys
+}
+
+func errorStrings(errs []error) []string {
+	var s []string
+	for _, err := range errs {
+		s = append(s, err.Error())
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+package benchrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
+
+// pairs are the committed result files (testdata/NAME-old.txt and
+// NAME-new.txt) the format tests read:
+//
+//   - example: a real run of the built-in example (docs/bench.md shows it):
+//     patchbot bench -bench '^Benchmark(Read|Write)Ints$' -o DIR, count 10;
+//   - codec: generated, 10 runs a side, with B/op and allocs/op changes;
+//   - mixed: generated, 3 runs a side (too few: warnings), two packages, a
+//     custom unit, and benchmarks on one side only.
+var pairs = []string{"example", "codec", "mixed"}
+
+// aaPairs are the real A/A runs of docs/bench.md: codec against itself,
+// count 10, -benchtime 100ms, interleaved and sequential.
+var aaPairs = []string{"aa-interleaved", "aa-sequential"}
+
+func compareTestdata(t *testing.T, name string) *Result {
+	t.Helper()
+	r, err := CompareFiles(filepath.Join("testdata", name+"-old.txt"), filepath.Join("testdata", name+"-new.txt"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestBenchstatAgrees checks the benchstat format against the real
+// benchstat (the tool dependency in go.mod) on the same files: the same
+// medians, intervals, p-values and warnings, byte for byte.
+func TestBenchstatAgrees(t *testing.T) {
+	for _, name := range append(pairs, aaPairs...) {
+		t.Run(name, func(t *testing.T) {
+			old, new := filepath.Join("testdata", name+"-old.txt"), filepath.Join("testdata", name+"-new.txt")
+			cmd := exec.Command("go", "tool", "benchstat", "-ignore", RevisionKey, old, new)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			want, err := cmd.Output()
+			if err != nil || stderr.Len() > 0 {
+				t.Fatalf("go tool benchstat: %v\n%s", err, stderr.Bytes())
+			}
+			got := compareTestdata(t, name).String(Benchstat)
+			if got != string(want) {
+				t.Errorf("benchstat format differs from benchstat:\n--- got\n%s--- want (benchstat)\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestGolden checks every format against testdata/NAME.FORMAT; run with
+// -update to rewrite them after a deliberate change.
+func TestGolden(t *testing.T) {
+	for _, name := range pairs {
+		r := compareTestdata(t, name)
+		for _, f := range Formats {
+			t.Run(name+"/"+string(f), func(t *testing.T) {
+				got := r.String(f)
+				golden := filepath.Join("testdata", name+"."+string(f))
+				if *update {
+					if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test -update to create it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", f, golden, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestJSONRoundTrip checks that 'patchbot post' can read back what -json
+// wrote and render the same tables from it.
+func TestJSONRoundTrip(t *testing.T) {
+	for _, name := range pairs {
+		r := compareTestdata(t, name)
+		data := r.String(JSON)
+		var back Result
+		dec := json.NewDecoder(strings.NewReader(data))
+		dec.DisallowUnknownFields() // as 'patchbot post' reads it
+		if err := dec.Decode(&back); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Formats {
+			if got, want := back.String(f), r.String(f); got != want {
+				t.Errorf("%s: %s after a JSON round trip:\n%s\nwant:\n%s", name, f, got, want)
+			}
+		}
+	}
+}
+
+func TestBenchcmpUnits(t *testing.T) {
+	out := compareTestdata(t, "codec").String(Benchcmp)
+	for _, want := range []string{
+		"benchmark                old ns/op     new ns/op     delta",
+		"benchmark                old MB/s     new MB/s     speedup",
+		"benchmark                old allocs     new allocs     delta",
+		"benchmark                old bytes     new bytes     delta",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("benchcmp output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRegressions(t *testing.T) {
+	// The codec pair read backwards: the fix undone is a regression of
+	// WriteInts in time, speed, bytes and allocations, and of nothing else.
+	r, err := CompareFiles("testdata/codec-new.txt", "testdata/codec-old.txt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		threshold float64
+		want      []string
+	}{
+		{0.05, []string{
+			"github.com/patchbot/patchbot/codec WriteInts-2: ns/op +50.73% (p=0.000)",
+			"github.com/patchbot/patchbot/codec WriteInts-2: MB/s -33.67% (p=0.000)",
+			"github.com/patchbot/patchbot/codec WriteInts-2: bytes +75.00% (p=0.000)",
+			"github.com/patchbot/patchbot/codec WriteInts-2: allocs +200.00% (p=0.000)",
+		}},
+		{0.60, []string{
+			"github.com/patchbot/patchbot/codec WriteInts-2: bytes +75.00% (p=0.000)",
+			"github.com/patchbot/patchbot/codec WriteInts-2: allocs +200.00% (p=0.000)",
+		}},
+		{3, nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, g := range r.Regressions(tt.threshold) {
+			got = append(got, g.String())
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("Regressions(%v):\n%s\nwant:\n%s", tt.threshold, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+	// Forwards, nothing regressed.
+	if g := compareTestdata(t, "codec").Regressions(0); len(g) > 0 {
+		t.Errorf("forward comparison has regressions: %v", g)
+	}
+}
+
+// TestAAFigures pins the false-alarm figures docs/bench.md quotes: in an
+// A/A comparison every significant row is a false alarm.
+func TestAAFigures(t *testing.T) {
+	want := map[string]int{"aa-interleaved": 1, "aa-sequential": 6}
+	for _, name := range aaPairs {
+		r := compareTestdata(t, name)
+		rows, flagged := 0, 0
+		for _, tb := range r.Tables {
+			if tb.Unit != "sec/op" {
+				continue
+			}
+			for _, row := range tb.Rows {
+				if row.Compare != nil {
+					rows++
+					if row.Compare.Significant && row.Compare.Verdict != Same {
+						flagged++
+					}
+				}
+			}
+		}
+		if rows != 28 || flagged != want[name] {
+			t.Errorf("%s: %d of %d sec/op rows significant; docs/bench.md says %d of 28", name, flagged, rows, want[name])
+		}
+	}
+}

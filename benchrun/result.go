@@ -1,0 +1,236 @@
+package benchrun
+
+import (
+	"math"
+	"time"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// A Result is the comparison of one set of benchmark results (the base, or
+// "old" side) with another (the head, or "new" side). It is what
+// 'patchbot bench -json' prints and what 'patchbot post' reads back, so every
+// field has a JSON name and every figure a renderer shows is in it: a
+// renderer never recomputes statistics.
+type Result struct {
+	Base Side `json:"base"`
+	Head Side `json:"head"`
+
+	// Alpha is the significance level of the comparisons and Confidence
+	// the level of the intervals (0.05 and 0.95 by default).
+	Alpha      float64 `json:"alpha"`
+	Confidence float64 `json:"confidence"`
+
+	// Tables holds one table per configuration (goos, goarch, pkg, cpu)
+	// and unit, in the order benchstat prints them.
+	Tables []*Table `json:"tables"`
+
+	// Warnings lists malformed benchmark lines, which are skipped.
+	Warnings []string `json:"warnings,omitempty"`
+
+	// Failures lists benchmark processes that failed, panicked or timed
+	// out; their other results are still compared.
+	Failures []*Failure `json:"failures,omitempty"`
+
+	// Run describes how the benchmarks were run; nil when the result
+	// comes from saved files.
+	Run *RunInfo `json:"run,omitempty"`
+
+	// Command is the command line that produced the result, when the
+	// caller records it.
+	Command []string `json:"command,omitempty"`
+}
+
+// A Side is one of the two things compared.
+type Side struct {
+	// Label heads the side's column in benchstat format: the file name
+	// for saved files, the revision for a run.
+	Label string `json:"label"`
+
+	// Revision is the revision as given ("HEAD~1") and Commit the full
+	// hash it resolved to; both empty for saved files.
+	Revision string `json:"revision,omitempty"`
+	Commit   string `json:"commit,omitempty"`
+
+	// File is the side's raw results in Go benchmark format, when they
+	// were kept.
+	File string `json:"file,omitempty"`
+}
+
+// A Table compares the benchmarks of one configuration in one unit.
+type Table struct {
+	// Config is the file configuration shared by the table's results,
+	// in benchstat's order (usually goos, goarch, pkg, cpu).
+	Config []ConfigValue `json:"config"`
+
+	// Unit is the tidied unit, as benchfmt reports it: "sec/op" for
+	// ns/op, "B/s" for MB/s, then "B/op", "allocs/op" or a custom unit.
+	Unit string `json:"unit"`
+
+	// Better is +1 when higher values are better (B/s), -1 when lower
+	// values are (sec/op, B/op, allocs/op), 0 when the unit does not say.
+	Better int `json:"better"`
+
+	// HasOld and HasNew report whether any row of the table has a
+	// summary on that side; a table with one side only has no
+	// comparisons (a unit only the new code reports, say).
+	HasOld bool `json:"has_old"`
+	HasNew bool `json:"has_new"`
+
+	Rows []*Row `json:"rows"`
+
+	// Geomean is the geometric mean of each column and of the ratios,
+	// without any verdict; nil when the table has a single row, as in
+	// benchstat.
+	Geomean *Geomean `json:"geomean,omitempty"`
+}
+
+// A ConfigValue is one key of a table's configuration.
+type ConfigValue struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Get returns the value of the configuration key, or "".
+func (t *Table) Get(key string) string {
+	for _, c := range t.Config {
+		if c.Key == key {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// A Row is one benchmark in one unit.
+type Row struct {
+	// Name is the benchmark's full name without the "Benchmark"
+	// prefix, as benchstat shows it: "WriteInts/codec-2".
+	Name string `json:"name"`
+
+	// Old and New summarise each side; one is nil when the benchmark
+	// ran on one side only (added or removed).
+	Old *Summary `json:"old,omitempty"`
+	New *Summary `json:"new,omitempty"`
+
+	// Compare is set when both sides are present.
+	Compare *Comparison `json:"compare,omitempty"`
+}
+
+// A Summary is the median of a sample and its confidence interval.
+type Summary struct {
+	Center float64 `json:"center"`
+	// Lo and Hi bound the interval; both are omitted (and the interval
+	// is infinite) when there are too few runs for one.
+	Lo         *float64  `json:"lo,omitempty"`
+	Hi         *float64  `json:"hi,omitempty"`
+	Confidence float64   `json:"confidence"`
+	N          int       `json:"n"`
+	Values     []float64 `json:"values"` // the sample, sorted
+	Warnings   []string  `json:"warnings,omitempty"`
+}
+
+// A Comparison is the Mann-Whitney U test of the two sides of a row.
+type Comparison struct {
+	P     float64 `json:"p"`
+	N1    int     `json:"n1"`
+	N2    int     `json:"n2"`
+	Alpha float64 `json:"alpha"`
+
+	// Delta is the relative change of the medians, new/old - 1.
+	Delta float64 `json:"delta"`
+
+	// Significant reports whether P <= Alpha: a "~" in every format
+	// when it is false.
+	Significant bool `json:"significant"`
+
+	// Verdict is "better", "worse", "changed" (significant, in a unit
+	// without a direction), or "same" (not significant, or equal
+	// medians).
+	Verdict string `json:"verdict"`
+
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Verdicts of a Comparison.
+const (
+	Better  = "better"
+	Worse   = "worse"
+	Changed = "changed"
+	Same    = "same"
+)
+
+// A Geomean is the summary row of a table. It carries no significance
+// test: it is for a reader's overall impression, never a gate.
+type Geomean struct {
+	Old   *float64 `json:"old,omitempty"`   // geomean of the old medians
+	New   *float64 `json:"new,omitempty"`   // geomean of the new medians
+	Ratio *float64 `json:"ratio,omitempty"` // geomean of new/old per row
+
+	// OldWarnings and NewWarnings are benchstat's warnings on each
+	// column's geomean (a benchmark set that differs, a zero median).
+	OldWarnings []string `json:"old_warnings,omitempty"`
+	NewWarnings []string `json:"new_warnings,omitempty"`
+}
+
+// A Failure is a benchmark process that did not succeed on one side.
+type Failure struct {
+	Side    string `json:"side"` // "old" or "new"
+	Package string `json:"package"`
+	Runs    int    `json:"runs"` // how many of its runs failed
+	Error   string `json:"error"`
+	Tail    string `json:"tail"` // the last lines of its output
+}
+
+// RunInfo says how a Result's benchmarks were run.
+type RunInfo struct {
+	Packages  []string      `json:"packages"`
+	Bench     string        `json:"bench"`
+	Count     int           `json:"count"`
+	Benchtime string        `json:"benchtime,omitempty"`
+	CPU       string        `json:"cpu,omitempty"`
+	Order     Order         `json:"order"`
+	Seed      uint64        `json:"seed,omitempty"`
+	Skipped   []string      `json:"skipped,omitempty"` // touched packages without benchmarks
+	Wall      time.Duration `json:"wall_ns"`           // the whole run, checkouts included
+	Build     time.Duration `json:"build_ns"`          // go test -c, both sides
+	BenchTime time.Duration `json:"bench_ns"`          // benchmark processes, start to exit
+}
+
+// Overhead is the share of the wall time that patchbot itself spent, rather
+// than the go command building or the benchmarks running.
+func (r *RunInfo) Overhead() float64 {
+	if r.Wall <= 0 {
+		return 0
+	}
+	return 1 - float64(r.Build+r.BenchTime)/float64(r.Wall)
+}
+
+// summary returns s as benchmath sees it, for its formatting methods.
+func (s *Summary) summary() benchmath.Summary {
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if s.Lo != nil && s.Hi != nil {
+		lo, hi = *s.Lo, *s.Hi
+	}
+	return benchmath.Summary{Center: s.Center, Lo: lo, Hi: hi, Confidence: s.Confidence}
+}
+
+// comparison returns c as benchmath sees it.
+func (c *Comparison) comparison() benchmath.Comparison {
+	return benchmath.Comparison{P: c.P, N1: c.N1, N2: c.N2, Alpha: c.Alpha}
+}
+
+// Added returns the rows present on the new side only.
+func (t *Table) Added() []*Row { return t.filter(func(r *Row) bool { return r.Old == nil }) }
+
+// Removed returns the rows present on the old side only.
+func (t *Table) Removed() []*Row { return t.filter(func(r *Row) bool { return r.New == nil }) }
+
+func (t *Table) filter(keep func(*Row) bool) []*Row {
+	var rows []*Row
+	for _, r := range t.Rows {
+		if keep(r) {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}

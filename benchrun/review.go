@@ -1,0 +1,125 @@
+package benchrun
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeReview writes r for a review: a Markdown comment for GitHub when md
+// is set, else a Gerrit message, in which lines that start with a space are
+// shown preformatted. Both hold the same tables as benchcmp, with each
+// median's confidence interval and each comparison's p-value, so that a
+// reviewer can judge the noise without rerunning anything.
+func writeReview(w io.Writer, r *Result, md bool) error {
+	bw := &errWriter{w: w}
+	bw.printf("%s\n", intro(r, md))
+	for _, g := range groupTables(r.Tables) {
+		if len(g.config) > 0 && len(groupTables(r.Tables)) > 1 {
+			var cfg []string
+			for _, c := range g.config {
+				if c.Key == "pkg" {
+					cfg = append(cfg, c.Value)
+				}
+			}
+			if len(cfg) > 0 {
+				if md {
+					bw.printf("\n**%s**\n", cfg[0])
+				} else {
+					bw.printf("\n%s:\n", cfg[0])
+				}
+			}
+		}
+		for _, t := range g.tables {
+			if !t.HasOld || !t.HasNew {
+				continue
+			}
+			v := viewOf(t)
+			rows := [][]string{{"benchmark", "old " + v.name, "new " + v.name, v.deltaName}}
+			for _, row := range t.Rows {
+				if row.Compare == nil {
+					continue
+				}
+				d := v.delta(row.Old.Center, row.New.Center)
+				if !row.Compare.Significant {
+					d = "~"
+				}
+				rows = append(rows, []string{
+					row.Name,
+					v.format(row.Old.Center) + " ± " + row.Old.summary().PctRangeString(),
+					v.format(row.New.Center) + " ± " + row.New.summary().PctRangeString(),
+					d + " (" + row.Compare.comparison().String() + ")",
+				})
+			}
+			if g := t.Geomean; g != nil && g.Old != nil && g.New != nil && g.Ratio != nil {
+				rows = append(rows, []string{"geomean", v.format(*g.Old), v.format(*g.New), v.delta(1, *g.Ratio)})
+			}
+			bw.printf("\n")
+			if md {
+				markdownTable(bw, rows)
+			} else {
+				tw := tabwriter.NewWriter(bw, 0, 0, 3, ' ', 0)
+				for _, cells := range rows {
+					fmt.Fprintf(tw, "  %s\n", strings.Join(cells, "\t"))
+				}
+				tw.Flush()
+			}
+		}
+	}
+	if md {
+		// Markdown joins lines; make each note a list item.
+		notes(bw, r, "- ")
+	} else {
+		notes(bw, r, "")
+	}
+	return bw.err
+}
+
+// intro says what was compared.
+func intro(r *Result, md bool) string {
+	code := func(s string) string {
+		if md {
+			return "`" + s + "`"
+		}
+		return s
+	}
+	side := func(s Side) string {
+		switch {
+		case s.Commit != "" && s.Revision != "" && !strings.HasPrefix(s.Commit, s.Revision):
+			return code(s.Revision) + " (" + code(short(s.Commit)) + ")"
+		case s.Commit != "":
+			return code(short(s.Commit))
+		}
+		return code(s.Label)
+	}
+	if r.Run == nil {
+		return fmt.Sprintf("Benchmarks: %s (old) vs %s (new).", side(r.Base), side(r.Head))
+	}
+	var pkgs []string
+	for _, p := range r.Run.Packages {
+		pkgs = append(pkgs, code(p))
+	}
+	order := string(r.Run.Order)
+	if r.Run.Order == Shuffled {
+		order = fmt.Sprintf("shuffled (seed %d)", r.Run.Seed)
+	}
+	return fmt.Sprintf("Benchmarks of %s at %s (old) and %s (new), %d runs each, %s.",
+		strings.Join(pkgs, ", "), side(r.Base), side(r.Head), r.Run.Count, order)
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12]
+	}
+	return hash
+}
+
+func markdownTable(bw *errWriter, rows [][]string) {
+	for i, cells := range rows {
+		bw.printf("| %s |\n", strings.Join(cells, " | "))
+		if i == 0 {
+			bw.printf("|:--|--:|--:|:--|\n")
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package benchrun
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Options says what Run benchmarks and how. The zero value benchmarks the
+// packages touched by the last commit of the repository in the current
+// directory, 10 runs per side, interleaved.
+type Options struct {
+	Dir  string // a directory in the repository, where the Go module is; "" means "."
+	Base string // the old revision; "" means "HEAD^", HEAD's first parent
+	Head string // the new revision; "" means "HEAD"
+
+	// Packages are 'go list' patterns, relative to the module ("./codec",
+	// "./..."). When empty, Run takes the packages with files changed
+	// between Base and Head that have benchmarks.
+	Packages []string
+
+	Bench     string        // -test.bench regexp; "" means "."
+	Count     int           // runs per side; 0 means 10
+	Benchtime string        // -test.benchtime, as go test takes it; "" for its default
+	CPU       string        // -test.cpu list; "" for its default
+	Timeout   time.Duration // -test.timeout of each run; 0 means 10 minutes
+	Order     Order         // "" means Interleaved
+	Seed      uint64        // seed of the Shuffled order; 0 picks one, which the result records
+
+	// OutDir, when set, keeps each side's raw results there, as old.txt
+	// and new.txt in Go benchmark format, for benchstat and the like.
+	OutDir string
+
+	// Progress, when set, receives a progress line rewritten in place
+	// (with \r): set it only when it is a terminal.
+	Progress io.Writer
+
+	Compare *CompareOptions
+}
+
+// DefaultCount is the default number of runs per side: enough for
+// benchmath's 95% interval (6) and for the U test to see a change at 0.05
+// (4), with room for noise.
+const DefaultCount = 10
+
+const defaultTimeout = 10 * time.Minute
+
+var sideNames = [2]string{"old", "new"}
+
+// Run benchmarks the two revisions and compares them.
+//
+// Each side is written out of Git into a temporary directory, each
+// package's test binary is built once per side with 'go test -c', and
+// then the binaries run Count times per side, each run a fresh process
+// (-test.count=1), in the order opts.Order gives. Run removes its
+// temporary files when it returns, also when ctx is cancelled, which kills
+// the running benchmark and every process it started.
+//
+// A side that does not build is an error naming the side and carrying the
+// compiler's output. A benchmark that fails on some runs is not: it is
+// listed in the result's Failures and the rest is still compared.
+func Run(ctx context.Context, opts Options) (res *Result, err error) {
+	start := time.Now()
+	o := opts
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.Base == "" {
+		o.Base = "HEAD^"
+	}
+	if o.Head == "" {
+		o.Head = "HEAD"
+	}
+	if o.Bench == "" {
+		o.Bench = "."
+	}
+	if o.Count <= 0 {
+		o.Count = DefaultCount
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = defaultTimeout
+	}
+	if o.Order == "" {
+		o.Order = Interleaved
+	}
+	if _, err := ParseOrder(string(o.Order)); err != nil {
+		return nil, err
+	}
+	if o.Order == Shuffled && o.Seed == 0 {
+		o.Seed = rand.Uint64()
+	}
+
+	r, err := openRepo(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	base, err := r.resolve("base", o.Base)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.resolve("head", o.Head)
+	if err != nil {
+		return nil, err
+	}
+
+	tmp, err := os.MkdirTemp("", "patchbot-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if rmErr := os.RemoveAll(tmp); rmErr != nil && err == nil {
+			err = rmErr
+		}
+	}()
+
+	revs := [2]string{o.Base, o.Head}
+	commits := [2]string{base.Hash.String(), head.Hash.String()}
+	var modDirs [2]string
+	for side, c := range []*object.Commit{base, head} {
+		dir := filepath.Join(tmp, sideNames[side])
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			return nil, err
+		}
+		if err := writeTree(c, dir); err != nil {
+			return nil, fmt.Errorf("%s side (%s): writing its files: %v", sideNames[side], revs[side], err)
+		}
+		modDirs[side] = filepath.Join(dir, filepath.FromSlash(r.modRel))
+	}
+
+	// Which packages.
+	patterns := o.Packages
+	explicit := len(patterns) > 0
+	if !explicit {
+		dirs, err := r.touchedDirs(base, head)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
+			if goFiles(filepath.Join(modDirs[1], filepath.FromSlash(d))) {
+				patterns = append(patterns, "./"+d)
+			}
+		}
+		if len(patterns) == 0 {
+			return nil, fmt.Errorf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)
+		}
+	}
+	pkgs, skipped, err := listPackages(ctx, modDirs[1], patterns)
+	if err != nil {
+		return nil, fmt.Errorf("new side (%s): %v", o.Head, err)
+	}
+	info := &RunInfo{
+		Bench: o.Bench, Count: o.Count, Benchtime: o.Benchtime, CPU: o.CPU,
+		Order: o.Order,
+	}
+	if o.Order == Shuffled {
+		info.Seed = o.Seed
+	}
+	for _, p := range skipped {
+		info.Skipped = append(info.Skipped, p.importPath)
+	}
+	if len(pkgs) == 0 {
+		if explicit {
+			return nil, fmt.Errorf("no benchmarks in %s at %s; -pkg must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)
+		}
+		return nil, fmt.Errorf("no package changed between %s and %s has benchmarks (changed: %s); name packages with -pkg", o.Base, o.Head, strings.Join(patterns, " "))
+	}
+	for _, p := range pkgs {
+		info.Packages = append(info.Packages, p.importPath)
+	}
+
+	prog := newProgress(o.Progress, len(pkgs)*2*o.Count)
+	defer prog.done()
+
+	// Build once per side and package.
+	var bins [2][]string
+	for side := range 2 {
+		for i, p := range pkgs {
+			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
+			if side == 0 && !goFiles(filepath.Join(modDirs[0], filepath.FromSlash(p.rel))) {
+				// A package the head adds: its benchmarks are
+				// all "added".
+				bins[side] = append(bins[side], "")
+				continue
+			}
+			prog.building(sideNames[side], p.rel)
+			t0 := time.Now()
+			err := buildTest(ctx, modDirs[side], p, bin)
+			info.Build += time.Since(t0)
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
+			if err != nil {
+				if isBuildError(err) {
+					return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
+						sideNames[side], revs[side], short(commits[side]), p.rel, err)
+				}
+				return nil, err
+			}
+			bins[side] = append(bins[side], bin)
+		}
+	}
+
+	args := []string{"-test.run=^$", "-test.bench=" + o.Bench, "-test.benchmem", "-test.count=1",
+		"-test.timeout=" + o.Timeout.String()}
+	if o.Benchtime != "" {
+		args = append(args, "-test.benchtime="+o.Benchtime)
+	}
+	if o.CPU != "" {
+		args = append(args, "-test.cpu="+o.CPU)
+	}
+
+	var raw [2]*rawWriter
+	for side := range 2 {
+		raw[side] = newRawWriter(commits[side])
+	}
+	failures := make(map[job]*Failure)
+	var failOrder []job
+	for i, j := range schedule(o.Order, o.Count, len(pkgs), o.Seed) {
+		bin := bins[j.side][j.pkg]
+		if bin == "" {
+			continue
+		}
+		p := pkgs[j.pkg]
+		prog.run(i, sideNames[j.side], p.rel)
+		t0 := time.Now()
+		out, runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args)
+		info.BenchTime += time.Since(t0)
+		if ctx.Err() != nil {
+			return nil, interrupted(ctx)
+		}
+		raw[j.side].add(out)
+		if runErr == nil && bytes.Contains(out, []byte("\n--- FAIL")) {
+			runErr = errors.New("a benchmark failed")
+		}
+		if runErr != nil {
+			f := failures[j]
+			if f == nil {
+				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: tail(out, 15)}
+				failures[j] = f
+				failOrder = append(failOrder, j)
+			}
+			f.Runs++
+		}
+	}
+	prog.done()
+
+	outDir := o.OutDir
+	if outDir == "" {
+		outDir = tmp
+	} else if err := os.MkdirAll(outDir, 0o777); err != nil {
+		return nil, err
+	}
+	var inputs [2]Input
+	for side := range 2 {
+		name := filepath.Join(outDir, sideNames[side]+".txt")
+		if err := os.WriteFile(name, raw[side].buf.Bytes(), 0o666); err != nil {
+			return nil, err
+		}
+		inputs[side] = Input{Label: revs[side], Name: name, R: bytes.NewReader(raw[side].buf.Bytes())}
+	}
+	res, err = Compare(inputs[0], inputs[1], o.Compare)
+	if err != nil {
+		if len(failOrder) > 0 {
+			f := failures[failOrder[0]]
+			return nil, fmt.Errorf("no benchmark results: %s side, %s: %s:\n%s", f.Side, f.Package, f.Error, f.Tail)
+		}
+		return nil, fmt.Errorf("no benchmark matched -bench %q in %s", o.Bench, strings.Join(info.Packages, " "))
+	}
+	for side, s := range []*Side{&res.Base, &res.Head} {
+		s.Revision, s.Commit = revs[side], commits[side]
+		if o.OutDir != "" {
+			s.File = inputs[side].Name
+		}
+	}
+	for _, j := range failOrder {
+		res.Failures = append(res.Failures, failures[j])
+	}
+	info.Wall = time.Since(start)
+	res.Run = info
+	return res, nil
+}
+
+// interrupted is Run's error when ctx is cancelled (by Ctrl-C, in the
+// command).
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("interrupted (%v); temporary files removed", context.Cause(ctx))
+}
+
+// runBinary runs a test binary in dir, in a process group of its own, and
+// returns its combined output.
+func runBinary(ctx context.Context, bin, dir string, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = benchEnv()
+	ownGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// goFiles reports whether dir holds a .go file.
+func goFiles(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	return len(m) > 0
+}
+
+// tail returns the last n lines of out.
+func tail(out []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A rawWriter collects one side's results in Go benchmark format: the
+// revision as file configuration, then the benchmark lines and the
+// configuration lines of every run, each configuration line written only
+// when its value changes. Test output, logs and failure messages are left
+// out; failures are reported apart.
+type rawWriter struct {
+	buf    bytes.Buffer
+	config map[string]string
+}
+
+func newRawWriter(commit string) *rawWriter {
+	w := &rawWriter{config: make(map[string]string)}
+	fmt.Fprintf(&w.buf, "%s: %s\n", RevisionKey, commit)
+	return w
+}
+
+// rawConfigKeys are the configuration lines a test binary prints.
+var rawConfigKeys = map[string]bool{"goos": true, "goarch": true, "pkg": true, "cpu": true}
+
+func (w *rawWriter) add(out []byte) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if key, val, ok := strings.Cut(line, ": "); ok && rawConfigKeys[key] {
+			if w.config[key] != val {
+				w.config[key] = val
+				w.buf.WriteString(line + "\n")
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "Unit ") || strings.HasPrefix(line, "Benchmark") && isResultLine(line) {
+			w.buf.WriteString(line + "\n")
+		}
+	}
+}
+
+// isResultLine reports whether line is a well-formed benchmark result, not
+// the bare name a failing benchmark leaves.
+func isResultLine(line string) bool {
+	r := benchfmt.NewReader(strings.NewReader(line), "")
+	if !r.Scan() {
+		return false
+	}
+	_, ok := r.Result().(*benchfmt.Result)
+	return ok
+}

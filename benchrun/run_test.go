@@ -1,0 +1,273 @@
+package benchrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// quick are the options that keep the tests short: the statistics need
+// several runs per side, not long ones.
+func quick(dir string) Options {
+	return Options{Dir: dir, Count: 4, Benchtime: "200x"}
+}
+
+func TestRun(t *testing.T) {
+	r := newTestRepo(t)
+	base := r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo, "README", "hello\n")
+	head := r.commit("sum: closed form", "sum/sum.go", sumFastGo)
+	statusBefore := r.git("status", "--porcelain")
+
+	out := t.TempDir()
+	opts := quick(r.dir)
+	opts.OutDir = out
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Commit != base || res.Head.Commit != head {
+		t.Errorf("sides = %s, %s; want %s, %s", res.Base.Commit, res.Head.Commit, base, head)
+	}
+	if got := res.Run.Packages; !slices.Equal(got, []string{"example.com/bench/sum"}) {
+		t.Errorf("packages = %q, want the touched package", got)
+	}
+	if len(res.Failures) > 0 {
+		t.Errorf("failures: %+v", res.Failures[0])
+	}
+	row := findRow(t, res, "sec/op", "Sum")
+	if row.Old.N != 4 || row.New.N != 4 {
+		t.Errorf("Sum: n = %d+%d, want 4+4", row.Old.N, row.New.N)
+	}
+	if row.Compare.Verdict != Better {
+		t.Errorf("Sum got %s (delta %.2f), want better", row.Compare.Verdict, row.Compare.Delta)
+	}
+	findRow(t, res, "B/s", "Sum")
+	findRow(t, res, "allocs/op", "Alloc")
+
+	// The raw files are benchstat input, each with its revision.
+	for side, commit := range map[string]string{"old": base, "new": head} {
+		data, err := os.ReadFile(filepath.Join(out, side+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(data), "revision: "+commit+"\n") {
+			t.Errorf("%s.txt does not start with its revision:\n%s", side, data)
+		}
+		if n := strings.Count(string(data), "\nBenchmarkSum-"); n != 4 {
+			t.Errorf("%s.txt has %d BenchmarkSum lines, want 4", side, n)
+		}
+		if strings.Contains(string(data), "PASS") {
+			t.Errorf("%s.txt keeps test output:\n%s", side, data)
+		}
+	}
+	// The user's repository is as it was.
+	if got := r.git("status", "--porcelain"); got != statusBefore {
+		t.Errorf("git status changed to %q", got)
+	}
+	if got := r.git("rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD moved to %s", got)
+	}
+}
+
+// A package the head adds, here one of tests alone, has only added
+// benchmarks.
+func TestRunNewPackage(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	r.commit("extra: add", "extra/extra_test.go", "package extra\n\nimport \"testing\"\n\nfunc BenchmarkExtra(b *testing.B) {}\n")
+	o := quick(r.dir)
+	o.Count = 1
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Run.Packages; !slices.Equal(got, []string{"example.com/bench/extra"}) {
+		t.Errorf("packages = %q", got)
+	}
+	if out := res.String(Benchcmp); !strings.Contains(out, "added (new only): Extra-") {
+		t.Errorf("benchcmp output does not list Extra as added:\n%s", out)
+	}
+}
+
+func TestRunNotARepository(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Run(context.Background(), Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), dir+": not a Git repository") || !strings.Contains(err.Error(), "-repo DIR") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func findRow(t *testing.T, r *Result, unit, prefix string) *Row {
+	t.Helper()
+	for _, tb := range r.Tables {
+		if tb.Unit != unit {
+			continue
+		}
+		for _, row := range tb.Rows {
+			if strings.HasPrefix(row.Name, prefix) {
+				return row
+			}
+		}
+	}
+	t.Fatalf("no %s row for %s in:\n%s", unit, prefix, r.String(Benchstat))
+	return nil
+}
+
+func TestRunErrors(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo,
+		"nobench/nobench.go", "package nobench\n", "nobench/nobench_test.go", "package nobench\n")
+	r.commit("nobench: touch", "nobench/nobench.go", "package nobench\n\n// touched\n")
+	r.commit("sum: break", "sum/sum.go", "package sum\n\nfunc Sum(n int) int { return undefined }\n")
+
+	tests := []struct {
+		name string
+		opts func(o *Options)
+		want []string // substrings of the error
+	}{
+		{"bad base", func(o *Options) { o.Base = "nosuch" }, []string{`base revision "nosuch": not found`}},
+		{"bad head", func(o *Options) { o.Head = "0123abcd" }, []string{`head revision "0123abcd": not found`}},
+		{"no benchmarks touched", func(o *Options) { o.Base, o.Head = "HEAD~2", "HEAD~1" },
+			[]string{"no package changed between HEAD~2 and HEAD~1 has benchmarks", "./nobench", "-pkg"}},
+		{"no benchmarks named", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./nobench"} },
+			[]string{"no benchmarks in ./nobench at HEAD~1"}},
+		{"head does not build", func(o *Options) {},
+			[]string{"new side (HEAD, ", "./sum does not build", "undefined: undefined"}},
+		{"no match", func(o *Options) {
+			o.Base, o.Head, o.Packages, o.Bench = "HEAD~2", "HEAD~1", []string{"./sum"}, "Nosuch"
+		},
+			[]string{`no benchmark matched -bench "Nosuch" in example.com/bench/sum`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := quick(r.dir)
+			o.Count = 1
+			tt.opts(&o)
+			_, err := Run(context.Background(), o)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A benchmark that fails on one side is reported with its output, and the
+// other benchmarks are still compared.
+func TestRunFailure(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	r.commit("sum: fail", "sum/sum_test.go", strings.Replace(sumTestGo, "func BenchmarkAlloc(b *testing.B) {",
+		"func BenchmarkAlloc(b *testing.B) {\n\tb.Fatal(\"allocation went wrong\")", 1))
+	o := quick(r.dir)
+	o.Count = 2
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 {
+		t.Fatalf("failures = %+v, want one", res.Failures)
+	}
+	f := res.Failures[0]
+	if f.Side != "new" || f.Package != "example.com/bench/sum" || f.Runs != 2 || !strings.Contains(f.Tail, "allocation went wrong") {
+		t.Errorf("failure = %+v", f)
+	}
+	findRow(t, res, "sec/op", "Sum")
+	out := res.String(Benchcmp)
+	for _, want := range []string{"removed (old only): Alloc", "FAIL new example.com/bench/sum: ", "allocation went wrong"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("benchcmp output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Cancelling kills the running benchmark and the processes it started, and
+// removes the temporary directory.
+func TestRunCancel(t *testing.T) {
+	r := newTestRepo(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	slow := `package sum
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+)
+
+func BenchmarkSlow(b *testing.B) {
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(` + "`" + pidFile + "`" + `, []byte(strconv.Itoa(child.Process.Pid)), 0o666)
+	time.Sleep(time.Minute)
+}
+`
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", slow)
+	r.commit("sum: touch", "sum/sum.go", sumGo+"\n// touched\n")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 600 {
+			if _, err := os.Stat(pidFile); err == nil {
+				time.Sleep(100 * time.Millisecond) // let it write the pid
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		cancel()
+	}()
+	o := quick(r.dir)
+	o.Benchtime = "1x"
+	_, err := Run(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want interrupted", err)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child may linger as a zombie until init reaps it; signal 0
+	// succeeds on zombies, so look at its state instead.
+	if alive(pid) {
+		t.Errorf("benchmark's child %d still running after cancel", pid)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "patchbot-bench-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	for range 50 {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return false
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err == nil && strings.Contains(string(stat), ") Z ") {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/config"
+)
+
+var cmdBench = &command{
+	name:  "bench",
+	args:  "[flags] [BASE [HEAD]] | -old FILE -new FILE [flags]",
+	short: "compare benchmarks before and after a change, with statistics",
+	long: `Bench runs the benchmarks of the packages a change touches at two Git
+revisions, BASE and HEAD (by default HEAD's first parent and HEAD), and
+compares them: per benchmark and unit the medians, their 95% confidence
+intervals, the Mann-Whitney U test's p-value, and the change, or "~" when it
+is not significant.
+
+The working tree, index and branches are never touched: each revision is
+written into a temporary directory, each package's test binary is built once
+per revision (go test -c), and the binaries are run -count times each, every
+run a fresh process, alternating the revisions (old new new old ...) so that
+a drifting machine weighs on both alike.
+
+With -old and -new it compares saved results in Go benchmark format instead,
+running nothing: the files -o keeps, or any 'go test -bench' output.
+
+The exit status is 1 when -fail-on-regression is set and some benchmark got
+significantly worse by more than -threshold, and 2 for bad flags or
+configuration. The defaults of -count, -benchtime, -timeout, -order,
+-threshold and -format come from the bench section of the configuration.`,
+	setup: func(fs *flag.FlagSet) func(*env, []string) error {
+		cfgFile := configFlag(fs)
+		repo := fs.String("repo", ".", "the Git repository (and Go module) `DIR`")
+		var pkgs stringsFlag
+		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change touches)")
+		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
+		count := fs.Int("count", 0, "runs per side (default: bench.count, 10)")
+		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
+		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
+		timeout := fs.Duration("timeout", 0, "each run's -test.timeout (default: bench.timeout, 10m)")
+		order := fs.String("order", "", "run `ORDER`: interleaved, shuffled or sequential (default: bench.order)")
+		seed := fs.Uint64("seed", 0, "seed of the shuffled order (default: random, printed)")
+		outDir := fs.String("o", "", "keep the raw results in `DIR` as old.txt and new.txt")
+		oldFile := fs.String("old", "", "compare saved results: the old side's `FILE`")
+		newFile := fs.String("new", "", "compare saved results: the new side's `FILE`")
+		format := fs.String("format", "", "output `FORMAT`: benchcmp, benchstat, markdown, gerrit or json (default: bench.format)")
+		jsonOut := fs.Bool("json", false, "print the result as JSON (same as -format json)")
+		var threshold config.Percent
+		fs.Var(&threshold, "threshold", "with -fail-on-regression, the worsening that fails, a `PERCENT` like 5% (default: bench.threshold)")
+		failOnRegression := fs.Bool("fail-on-regression", false, "exit 1 when a benchmark got significantly worse by more than -threshold")
+
+		return func(e *env, args []string) error {
+			cfg, err := config.Load(*cfgFile)
+			if err != nil {
+				return err
+			}
+			bc := cfg.Bench
+			set := make(map[string]bool)
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if !set["count"] {
+				*count = bc.Count
+			} else if *count < 1 {
+				return usagef("-count must be at least 1")
+			}
+			if !set["benchtime"] {
+				*benchtime = bc.Benchtime
+			} else if err := config.ValidBenchtime(*benchtime); *benchtime != "" && err != nil {
+				return usagef("-benchtime: %v", err)
+			}
+			if !set["timeout"] {
+				*timeout = bc.Timeout
+			}
+			if !set["order"] {
+				*order = bc.Order
+			}
+			ord, err := benchrun.ParseOrder(*order)
+			if err != nil {
+				return usagef("-order: %v", err)
+			}
+			if *jsonOut {
+				*format = string(benchrun.JSON)
+			}
+			if !set["format"] && !*jsonOut {
+				*format = bc.Format
+			}
+			f, err := benchrun.ParseFormat(*format)
+			if err != nil {
+				return usagef("-format: %v", err)
+			}
+			if !set["threshold"] {
+				threshold = bc.Threshold
+			} else if threshold < 0 {
+				return usagef("-threshold must not be negative")
+			}
+			cmpOpts := &benchrun.CompareOptions{Alpha: bc.Alpha}
+
+			var res *benchrun.Result
+			if *oldFile != "" || *newFile != "" {
+				if *oldFile == "" || *newFile == "" {
+					return usagef("-old and -new go together")
+				}
+				if len(args) > 0 {
+					return usagef("-old and -new compare files: no revisions with them")
+				}
+				for _, name := range runFlags {
+					if set[name] {
+						return usagef("-%s is for running benchmarks; it does not go with -old and -new", name)
+					}
+				}
+				res, err = benchrun.CompareFiles(*oldFile, *newFile, cmpOpts)
+				if err != nil {
+					return err
+				}
+			} else {
+				if len(args) > 2 {
+					return usagef("too many arguments: at most BASE and HEAD")
+				}
+				opts := benchrun.Options{
+					Dir: *repo, Packages: pkgs, Bench: *bench, Count: *count,
+					Benchtime: *benchtime, CPU: *cpu, Timeout: *timeout,
+					Order: ord, Seed: *seed, OutDir: *outDir, Compare: cmpOpts,
+				}
+				if len(args) > 0 {
+					opts.Base = args[0]
+				}
+				if len(args) > 1 {
+					opts.Head = args[1]
+				}
+				if ord == benchrun.Shuffled && opts.Seed == 0 {
+					opts.Seed = rand.Uint64N(1 << 53)
+					fmt.Fprintf(e.stderr, "patchbot bench: shuffled order, seed %d (-seed %d repeats it)\n", opts.Seed, opts.Seed)
+				}
+				if isTerminal(e.stdout) {
+					opts.Progress = e.stderr
+				}
+				res, err = benchrun.Run(e.ctx, opts)
+				if errors.Is(err, benchrun.ErrBadRevision) {
+					return usagef("%v", err)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			res.Command = commandLine(fs, args)
+			if err := res.Write(e.stdout, f); err != nil {
+				return err
+			}
+			if *failOnRegression {
+				if regs := res.Regressions(threshold.Fraction()); len(regs) > 0 {
+					var names []string
+					for _, g := range regs {
+						names = append(names, g.String())
+					}
+					return fmt.Errorf("significant regression over the %s threshold: %s", threshold, strings.Join(names, "; "))
+				}
+			}
+			return nil
+		}
+	},
+}
+
+// runFlags are the flags that only make sense when bench runs benchmarks.
+var runFlags = []string{"repo", "pkg", "bench", "count", "benchtime", "cpu", "timeout", "order", "seed", "o"}
+
+// stringsFlag is a flag that may be given several times.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string { return strings.Join(*s, " ") }
+func (s *stringsFlag) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal, where progress lines help;
+// anywhere else they would be noise in a log or a file.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// commandLine reconstructs the command line for the JSON result: the flags
+// that were set, then the arguments.
+func commandLine(fs *flag.FlagSet, args []string) []string {
+	line := []string{"patchbot", fs.Name()}
+	fs.Visit(func(f *flag.Flag) {
+		line = append(line, "-"+f.Name+"="+f.Value.String())
+	})
+	return append(line, args...)
+}

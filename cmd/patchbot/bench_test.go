@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/config"
+)
+
+// The config package checks bench.order and bench.format without importing
+// benchrun (configuration stays a leaf); its lists must be benchrun's.
+func TestBenchConfigLists(t *testing.T) {
+	for _, o := range config.BenchOrders {
+		if _, err := benchrun.ParseOrder(o); err != nil {
+			t.Errorf("config accepts order %q, benchrun does not: %v", o, err)
+		}
+	}
+	if len(config.BenchOrders) != 3 {
+		t.Errorf("config.BenchOrders = %q; benchrun has interleaved, shuffled, sequential", config.BenchOrders)
+	}
+	if len(config.BenchFormats) != len(benchrun.Formats) {
+		t.Errorf("config.BenchFormats = %q, benchrun.Formats = %q", config.BenchFormats, benchrun.Formats)
+	}
+	for i, f := range benchrun.Formats {
+		if i < len(config.BenchFormats) && config.BenchFormats[i] != string(f) {
+			t.Errorf("config.BenchFormats[%d] = %q, benchrun.Formats[%d] = %q", i, config.BenchFormats[i], i, f)
+		}
+	}
+}
