@@ -18,7 +18,8 @@ import (
 // Config is patchbot's whole configuration. Each section belongs to the step
 // that reads it; a key exists only when some code reads it.
 type Config struct {
-	Bench Bench `yaml:"bench" json:"bench"`
+	Bench  Bench  `yaml:"bench" json:"bench"`
+	Review Review `yaml:"review" json:"review"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

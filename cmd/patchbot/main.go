@@ -48,6 +48,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		cmdBench,
+		cmdPost,
 		cmdConfig,
 		cmdVersion,
 		cmdHelp,

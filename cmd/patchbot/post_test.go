@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+)
+
+// The scripts in testdata/script/post_servers talk to servers: a real
+// Gerrit, started by scripts/gerrit-test-server (the scripts that need it
+// skip without it), and a fake GitHub the script starts. They run apart
+// from TestScripts because they need the server's environment and the
+// commands below.
+func TestPostServers(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script/post_servers",
+		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			if err := scriptSetup(env); err != nil {
+				return err
+			}
+			for _, k := range []string{"URL", "USER", "PASSWORD", "PROJECT"} {
+				env.Setenv("PATCHBOT_TEST_GERRIT_"+k, os.Getenv("PATCHBOT_TEST_GERRIT_"+k))
+			}
+			env.Values[fakeGitHubKey{}] = new(fakeGitHubHolder)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "gerrit" {
+				return os.Getenv("PATCHBOT_TEST_GERRIT_URL") != "" && os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"newchange":  cmdNewChange,
+			"fakegithub": cmdFakeGitHub,
+		},
+	})
+}
+
+// newchange pushes a new change to the test Gerrit, from a repository made
+// with git in $WORK/repo, and sets $CHANGE to its number, $CHANGE_URL to
+// its URL and $HEAD to the commit. 'newchange -amend' pushes a new patch
+// set of the last change instead.
+func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! newchange")
+	}
+	amend := len(args) == 1 && args[0] == "-amend"
+	server, user, pw, project := ts.Getenv("PATCHBOT_TEST_GERRIT_URL"), ts.Getenv("PATCHBOT_TEST_GERRIT_USER"),
+		ts.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"), ts.Getenv("PATCHBOT_TEST_GERRIT_PROJECT")
+	dir := ts.MkAbs("repo")
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+			"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+			"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
+		out, err := cmd.CombinedOutput()
+		ts.Check(err)
+		return strings.TrimSpace(string(out))
+	}
+	if !amend {
+		ts.Check(os.MkdirAll(dir, 0o777))
+		git("init", "-q", "-b", "master")
+		auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + pw))
+		git("-c", "http.extraHeader=Authorization: Basic "+auth, "fetch", "-q", server+"/a/"+project, "master")
+		git("reset", "-q", "--hard", "FETCH_HEAD")
+		b := make([]byte, 20)
+		rand.Read(b)
+		ts.Setenv("CHANGE_ID", "I"+hex.EncodeToString(b))
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	ts.Check(os.WriteFile(filepath.Join(dir, "file.txt"), []byte(hex.EncodeToString(b)+"\n"), 0o666))
+	git("add", "file.txt")
+	commit := []string{"commit", "-q", "-m", "codec: use the fast path for unsigned integers\n\nChange-Id: " + ts.Getenv("CHANGE_ID")}
+	if amend {
+		commit = append(commit, "--amend")
+	}
+	git(commit...)
+
+	g, err := review.NewGerrit(server, &review.GerritAuth{User: user, Password: review.Secret(pw)}, review.Options{})
+	ts.Check(err)
+	res, err := g.Push(context.Background(), review.PushOptions{Dir: dir, Project: project})
+	ts.Check(err)
+	if len(res.Changes) != 1 {
+		ts.Fatalf("push listed %d changes, want 1", len(res.Changes))
+	}
+	url := res.Changes[0].URL
+	n, err := strconv.Atoi(url[strings.LastIndex(url, "/")+1:])
+	ts.Check(err)
+	ts.Setenv("CHANGE", strconv.Itoa(n))
+	ts.Setenv("CHANGE_URL", url)
+	ts.Setenv("HEAD", res.Commit)
+}
+
+// fakegithub starts a fake GitHub for the rest of the script and points
+// GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub comments N' checks
+// that it holds N comments.
+func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "comments" {
+		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
+		if f == nil {
+			ts.Fatalf("fakegithub comments: no fake GitHub started")
+		}
+		if got := strconv.Itoa(len(f.Comments())); (got == args[1]) == neg {
+			ts.Fatalf("fake GitHub has %s comments, want %s%s", got, map[bool]string{true: "not "}[neg], args[1])
+		}
+		return
+	}
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: fakegithub [comments N]")
+	}
+	f := reviewtest.NewGitHub()
+	ts.Defer(f.Close)
+	ts.Setenv("GITHUB_API_URL", f.URL)
+	ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+	ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f = f
+}
+
+// The fake GitHub a script started is kept in its Values under this key.
+type (
+	fakeGitHubKey    struct{}
+	fakeGitHubHolder struct{ f *reviewtest.GitHub }
+)

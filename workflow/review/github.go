@@ -1,0 +1,249 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// A GitHub posts comments on GitHub pull requests.
+type GitHub struct {
+	api    string // the API's base URL, with a trailing slash
+	auth   *GitHubAuth
+	client *github.Client
+	opts   Options
+
+	// StepSummary, if set, is the file GitHub Actions shows as the step's
+	// summary (GITHUB_STEP_SUMMARY); each post appends its text there too.
+	StepSummary string
+}
+
+// NewGitHub returns a GitHub client. An empty token allows anonymous reads
+// only; writes then fail with a message that says to set GITHUB_TOKEN.
+func NewGitHub(auth *GitHubAuth, opts Options) (*GitHub, error) {
+	if auth == nil {
+		auth = &GitHubAuth{}
+	}
+	c := github.NewClient(opts.httpClient())
+	if auth.APIURL != "" {
+		u, err := CheckServerURL(auth.APIURL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", EnvGitHubAPIURL, err)
+		}
+		c.BaseURL, _ = url.Parse(u + "/")
+	}
+	if auth.Token.isSet() {
+		c = c.WithAuthToken(auth.Token.Reveal())
+	}
+	return &GitHub{api: c.BaseURL.String(), auth: auth, client: c, opts: opts}, nil
+}
+
+// A PullRequest names a pull request: OWNER/REPO#NUMBER.
+type PullRequest struct {
+	Owner, Repo string
+	Number      int
+}
+
+var prRE = regexp.MustCompile(`^([A-Za-z0-9-]+)/([A-Za-z0-9._-]+)#([1-9][0-9]*)$`)
+
+// ParsePullRequest parses OWNER/REPO#NUMBER.
+func ParsePullRequest(s string) (PullRequest, error) {
+	m := prRE.FindStringSubmatch(s)
+	if m == nil {
+		return PullRequest{}, fmt.Errorf("%q is not a pull request like owner/repo#12", s)
+	}
+	n, _ := strconv.Atoi(m[3])
+	return PullRequest{m[1], m[2], n}, nil
+}
+
+func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
+
+// maxComment is the most characters GitHub keeps in a comment body.
+const maxComment = 65536
+
+// commentBody returns the body of the comment for m: the hidden marker on
+// the first line, then the text, cut to fit GitHub's limit.
+func commentBody(m Message) string {
+	return fit(Marker(m.Kind)+"\n"+strings.TrimSpace(m.Text)+"\n", maxComment)
+}
+
+// Post makes the pull request's comment of m's kind say m.Text: it creates
+// the comment, edits it in place, or leaves it when it already says that.
+// The comment is found by its hidden first line, Marker(kind).
+func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResult, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	res := &PostResult{Server: "github", Change: pr.String(), Kind: m.Kind}
+	body := commentBody(m)
+	old, err := g.find(ctx, pr, m.Kind)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
+		res.URL = old.GetHTMLURL()
+		if old.GetBody() == body {
+			res.Action = Unchanged
+			return res, g.summary(ctx, m)
+		}
+	}
+	if !g.auth.Token.isSet() && !g.opts.DryRun {
+		return nil, &Error{Server: g.server(), Target: "pull request " + pr.String(), Op: "signing in",
+			Detail: "no token", Hint: "set " + EnvGitHubToken}
+	}
+	target := "pull request " + pr.String()
+	var what string
+	var fn func(context.Context) error
+	if old != nil {
+		what = fmt.Sprintf("update the %s comment %s", m.Kind, old.GetHTMLURL())
+		res.Action = Updated
+		fn = func(ctx context.Context) error {
+			// Editing is idempotent: a lost answer needs no look first.
+			c, _, err := g.client.Issues.EditComment(ctx, pr.Owner, pr.Repo, old.GetID(), &github.IssueComment{Body: &body})
+			if err == nil {
+				res.URL = c.GetHTMLURL()
+			}
+			return err
+		}
+	} else {
+		what = fmt.Sprintf("create a %s comment on %s", m.Kind, pr)
+		res.Action = Created
+		sent := false
+		fn = func(ctx context.Context) error {
+			if sent {
+				// The last attempt may have been stored before its
+				// answer was lost: look before creating another.
+				c, err := g.find(ctx, pr, m.Kind)
+				if err != nil {
+					return err
+				}
+				if c != nil {
+					res.URL = c.GetHTMLURL()
+					if c.GetBody() == body {
+						return nil
+					}
+				}
+			}
+			sent = true
+			c, _, err := g.client.Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &github.IssueComment{Body: &body})
+			if err == nil {
+				res.URL = c.GetHTMLURL()
+			}
+			return err
+		}
+	}
+	ran, err := g.opts.write(ctx, what, func(ctx context.Context) error {
+		n, err := g.retry(ctx, target, what, fn)
+		res.Attempts = n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ran:
+	case res.Action == Created:
+		res.Action = WouldCreate
+	case res.Action == Updated:
+		res.Action = WouldUpdate
+	}
+	return res, g.summary(ctx, m)
+}
+
+// find returns the pull request's comment of the kind, or nil. A comment
+// is ours when its first line is the kind's marker; a reply quoting it
+// starts with "> " and does not count.
+func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string) (*github.IssueComment, error) {
+	marker := Marker(kind)
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 0; page < 100; page++ { // 10,000 comments is past any real pull request
+		var cs []*github.IssueComment
+		var resp *github.Response
+		if _, err := g.retry(ctx, "pull request "+pr.String(), "reading the comments", func(ctx context.Context) error {
+			var err error
+			cs, resp, err = g.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			if first, _, _ := strings.Cut(c.GetBody(), "\n"); strings.TrimSpace(first) == marker {
+				return c, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opt.Page = resp.NextPage
+	}
+	return nil, nil
+}
+
+// summary appends the message to the step summary, when there is one.
+func (g *GitHub) summary(ctx context.Context, m Message) error {
+	if g.StepSummary == "" {
+		return nil
+	}
+	_, err := g.opts.write(ctx, "append the "+m.Kind+" message to the step summary "+g.StepSummary, func(context.Context) error {
+		f, err := os.OpenFile(g.StepSummary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString(strings.TrimSpace(m.Text) + "\n\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	return err
+}
+
+func (g *GitHub) server() string { return "GitHub " + g.api }
+
+func (g *GitHub) retry(ctx context.Context, target, op string, fn func(context.Context) error) (int, error) {
+	notify := func(f failure, wait time.Duration, attempt int) {
+		g.opts.logf("%s: %s: %s: %s; retrying in %v (attempt %d of %d)", g.server(), target, op, describe(f), wait.Round(time.Millisecond), attempt, g.opts.policy().Attempts)
+	}
+	n, f, err := g.opts.policy().run(ctx, classifyGitHub, notify, fn)
+	if err == nil {
+		return n, nil
+	}
+	h := hint("GitHub", f.status)
+	if f.status == http.StatusForbidden && f.transient {
+		h = hint("GitHub", http.StatusTooManyRequests)
+	}
+	return n, &Error{Server: g.server(), Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: h, Attempts: n, Err: err}
+}
+
+// classifyGitHub classifies go-github's errors. go-github recognises
+// GitHub's 403 rate limits (primary and secondary) but treats 429 as any
+// other status, so 429's Retry-After is read here.
+func classifyGitHub(err error) failure {
+	if e, ok := errors.AsType[*github.AbuseRateLimitError](err); ok {
+		f := failure{transient: true, status: http.StatusForbidden, detail: "secondary rate limit: " + firstLine(e.Message), after: time.Minute}
+		if e.RetryAfter != nil {
+			f.after = *e.RetryAfter
+		}
+		return f
+	}
+	if e, ok := errors.AsType[*github.RateLimitError](err); ok {
+		return failure{transient: true, status: http.StatusForbidden, after: time.Until(e.Rate.Reset.Time),
+			detail: fmt.Sprintf("rate limit exceeded until %v", e.Rate.Reset.Time.Format(time.RFC3339))}
+	}
+	if _, ok := errors.AsType[*github.AcceptedError](err); ok {
+		return failure{transient: true, status: http.StatusAccepted, detail: "GitHub is still preparing the answer"}
+	}
+	if e, ok := errors.AsType[*github.ErrorResponse](err); ok && e.Response != nil {
+		return classifyHTTP(e.Response.StatusCode, e.Response.Header, e.Message)
+	}
+	return classifyTransport(err)
+}

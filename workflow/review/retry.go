@@ -1,0 +1,158 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A Policy bounds the retries of a request that failed transiently: in
+// count and in total time waited, so a run never hangs on a broken server.
+type Policy struct {
+	Attempts   int           // requests in all, at least 1
+	Backoff    time.Duration // wait before the second attempt; doubled each time after
+	MaxBackoff time.Duration // cap on one wait computed by backoff (Retry-After may ask for more)
+	MaxWait    time.Duration // cap on the total time spent waiting between attempts
+}
+
+// DefaultPolicy is the policy of 'patchbot post' unless configured.
+var DefaultPolicy = Policy{Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, MaxWait: 2 * time.Minute}
+
+// A failure is what the retry loop needs to know of an error.
+type failure struct {
+	transient bool
+	after     time.Duration // how long the server asked us to wait (Retry-After)
+	status    int           // HTTP status; 0 when there was none
+	detail    string        // one line: the server's answer or the transport error
+}
+
+// run calls op until it succeeds, fails permanently, or the policy is
+// exhausted, and returns the number of calls. classify says which errors are
+// worth another attempt. notify, if not nil, hears of each retry.
+func (p Policy) run(ctx context.Context, classify func(error) failure, notify func(f failure, wait time.Duration, attempt int), op func(context.Context) error) (int, failure, error) {
+	attempts := max(p.Attempts, 1)
+	var waited time.Duration
+	for i := 1; ; i++ {
+		err := op(ctx)
+		if err == nil {
+			return i, failure{}, nil
+		}
+		if ctx.Err() != nil {
+			return i, failure{detail: ctx.Err().Error()}, ctx.Err()
+		}
+		f := classify(err)
+		if !f.transient || i >= attempts {
+			return i, f, err
+		}
+		wait := p.backoff(i)
+		if f.after > wait {
+			wait = f.after
+		}
+		if waited+wait > p.MaxWait {
+			if f.after > 0 {
+				f.detail += fmt.Sprintf("; the server asked to wait %v, more than the %v left to wait", f.after.Round(time.Second), (p.MaxWait - waited).Round(time.Millisecond))
+			}
+			return i, f, err
+		}
+		if notify != nil {
+			notify(f, wait, i+1)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return i, failure{detail: ctx.Err().Error()}, ctx.Err()
+		case <-t.C:
+		}
+		waited += wait
+	}
+}
+
+// backoff returns the wait after the i'th failed attempt: Backoff doubled
+// i-1 times, capped, with up to a quarter of jitter so that clients that
+// failed together do not retry together.
+func (p Policy) backoff(i int) time.Duration {
+	d := p.Backoff
+	for ; i > 1 && d < p.MaxBackoff; i-- {
+		d *= 2
+	}
+	if p.MaxBackoff > 0 && d > p.MaxBackoff {
+		d = p.MaxBackoff
+	}
+	if d > 0 {
+		d += rand.N(d/4 + 1)
+	}
+	return d
+}
+
+// classifyHTTP classifies an HTTP answer: 5xx, 408 and 429 are transient,
+// other statuses are not.
+func classifyHTTP(status int, h http.Header, body string) failure {
+	return failure{
+		transient: status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout,
+		after:     retryAfter(h, time.Now()),
+		status:    status,
+		detail:    firstLine(body),
+	}
+}
+
+// classifyTransport classifies an error that came without an HTTP answer.
+// Broken connections and timeouts are transient: the request may or may not
+// have reached the server, which is why posters read before they write.
+func classifyTransport(err error) failure {
+	f := failure{detail: transportDetail(err)}
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout(),
+		errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.EPIPE),
+		errors.Is(err, context.DeadlineExceeded):
+		f.transient = true
+	}
+	return f
+}
+
+// transportDetail describes a transport error without its URL, which is
+// said elsewhere in the message (and could carry a user name).
+func transportDetail(err error) string {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err
+	}
+	return firstLine(err.Error())
+}
+
+// retryAfter returns the wait a Retry-After header asks for, in seconds or
+// as an HTTP date; 0 when there is none.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// describe says what a failure was, in a few words.
+func describe(f failure) string {
+	if f.status != 0 {
+		return fmt.Sprintf("%d %s", f.status, strings.ToLower(http.StatusText(f.status)))
+	}
+	return f.detail
+}

@@ -1,0 +1,128 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		v    string
+		want time.Duration
+	}{
+		{"", 0},
+		{"0", 0},
+		{"7", 7 * time.Second},
+		{"Mon, 30 Nov 2026 09:00:30 GMT", 30 * time.Second},
+		{"Mon, 30 Nov 2026 08:00:00 GMT", 0}, // in the past
+		{"soon", 0},
+		{"-3", 0},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.v != "" {
+			h.Set("Retry-After", tt.v)
+		}
+		if got := retryAfter(h, now); got != tt.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		err       error
+		status    int
+		transient bool
+	}{
+		{&url.Error{Op: "Post", URL: "http://x", Err: io.EOF}, 0, true},
+		{&url.Error{Op: "Post", URL: "http://x", Err: syscall.ECONNRESET}, 0, true},
+		{&url.Error{Op: "Get", URL: "http://x", Err: syscall.ECONNREFUSED}, 0, true},
+		{fmt.Errorf("reading: %w", io.ErrUnexpectedEOF), 0, true},
+		{errors.New("x509: certificate signed by unknown authority"), 0, false},
+	}
+	for _, tt := range tests {
+		f := classifyTransport(tt.err)
+		if f.status != tt.status || f.transient != tt.transient {
+			t.Errorf("classifyTransport(%v) = %+v, want transient=%v", tt.err, f, tt.transient)
+		}
+	}
+	for status, transient := range map[int]bool{400: false, 401: false, 403: false, 404: false, 409: false, 422: false,
+		408: true, 429: true, 500: true, 502: true, 503: true, 504: true} {
+		if f := classifyHTTP(status, http.Header{}, ""); f.transient != transient {
+			t.Errorf("classifyHTTP(%d).transient = %v, want %v", status, f.transient, transient)
+		}
+		e := &Error{Status: status}
+		if e.Permanent() == transient {
+			t.Errorf("Error{Status: %d}.Permanent() = %v", status, e.Permanent())
+		}
+	}
+}
+
+// TestPolicyBounds checks that retries stop at the policy's count and
+// total wait, and that a Retry-After beyond the wait left ends them at once.
+func TestPolicyBounds(t *testing.T) {
+	transient := func(after time.Duration) func(error) failure {
+		return func(error) failure { return failure{transient: true, status: 503, after: after} }
+	}
+	tests := []struct {
+		name     string
+		p        Policy
+		classify func(error) failure
+		want     int // calls
+	}{
+		{"count", Policy{Attempts: 3, Backoff: time.Microsecond, MaxWait: time.Second}, transient(0), 3},
+		{"one attempt", Policy{Attempts: 1, Backoff: time.Microsecond, MaxWait: time.Second}, transient(0), 1},
+		{"Retry-After past MaxWait", Policy{Attempts: 5, Backoff: time.Microsecond, MaxWait: time.Second}, transient(time.Hour), 1},
+		{"MaxWait", Policy{Attempts: 100, Backoff: 2 * time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxWait: 3 * time.Millisecond}, transient(0), 2},
+		{"permanent", Policy{Attempts: 5, Backoff: time.Microsecond, MaxWait: time.Second}, func(error) failure { return failure{status: 404} }, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			n, _, err := tt.p.run(context.Background(), tt.classify, nil, func(context.Context) error {
+				calls++
+				return errors.New("fail")
+			})
+			if err == nil || n != tt.want || calls != tt.want {
+				t.Errorf("run = %d calls (reported %d), %v; want %d calls and an error", calls, n, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPolicyCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := Policy{Attempts: 5, Backoff: time.Hour, MaxBackoff: time.Hour, MaxWait: 10 * time.Hour}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var err error
+	go func() {
+		defer wg.Done()
+		_, _, err = p.run(ctx, func(error) failure { return failure{transient: true} }, func(failure, time.Duration, int) { cancel() },
+			func(context.Context) error { return errors.New("fail") })
+	}()
+	wg.Wait()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("run after cancel = %v, want context.Canceled", err)
+	}
+}
+
+func TestBackoffGrows(t *testing.T) {
+	p := Policy{Backoff: 100 * time.Millisecond, MaxBackoff: time.Second}
+	for i, lo := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		lo *= time.Millisecond
+		if d := p.backoff(i + 1); d < lo || d > lo+lo/4 {
+			t.Errorf("backoff(%d) = %v, want %v plus up to a quarter", i+1, d, lo)
+		}
+	}
+}
