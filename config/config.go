@@ -19,6 +19,7 @@ import (
 // that reads it; a key exists only when some code reads it.
 type Config struct {
 	Bench  Bench  `yaml:"bench" json:"bench"`
+	Port   Port   `yaml:"port" json:"port"`
 	Review Review `yaml:"review" json:"review"`
 }
 

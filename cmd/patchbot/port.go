@@ -1,0 +1,338 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/port"
+	"github.com/patchbot/patchbot/workflow/review"
+)
+
+var cmdPort = &command{
+	name:  "port",
+	args:  "[-repo DIR] [-onto REV] [-branch NAME] [-remap OLD=NEW]... [-fuzz N] [-author A] [-m MSG] [-checkout] [-reject DIR] [-push [-gerrit URL] [-project NAME] [-for BRANCH] [-topic T] [-hashtag H]... [-r EMAIL]... [-cc EMAIL]... [-wip]] [-n] [-json] [-config FILE] PATCH...",
+	short: "turn Mercurial-era patches into Gerrit-ready Git commits",
+	long: `Port applies Mercurial patches to a Git repository as commits: 'hg export'
+output (one or many changesets), plain 'hg diff' output, git-style diffs
+('hg diff --git': renames, copies, modes, symbolic links, binary files) and
+raw patches saved from the old review site. The format is read from the
+text. PATCH may be - for standard input; several patches are applied in
+order.
+
+The commits are built on -onto (default HEAD) and a branch is set to the
+last one (default port/ and the first 12 hex digits of the hg node). The
+working tree, index and current branch are not touched unless -checkout is
+given, which refuses a work tree with changes.
+
+Each changeset keeps its author, date and time zone. Its description loses
+the old review lines (R=, CC=, TBR=, LGTM=, review URLs), gets the configured
+rewrites ("Fixes issue N" becomes "Fixes #N") and a Gerrit Change-Id derived
+from the hg node, so porting again updates the same Gerrit change. Paths are
+remapped by the configuration's port.remaps and by -remap (src/pkg/ to src/
+for Go) where the old path is missing and the new one exists; every remap is
+reported. Hunks whose lines moved apply at an offset, and with -fuzz N with
+up to N context lines ignored at each end; both are reported.
+
+A patch that does not apply creates nothing: the repository is left exactly
+as it was and the error names every failing file and hunk with the lines
+that did not match (exit status 1); -reject DIR also saves the failing hunks
+as DIR/FILE.rej. Paths that are absolute, contain '..', lie in .git, or lead
+through a symbolic link are refused before anything is written. A changeset
+whose Change-Id is already in the history, or whose changes are already in
+the tree (the patch applies in reverse), is skipped and reported.
+
+A plain diff has no author or message: -author 'Name <email>' (default: the
+committer git would use) and -m (default: a line naming the patch) give them.
+
+With -push, the branch's last commit (and with it every ported commit under
+it) is then pushed to Gerrit for review, as 'git push' to
+refs/for/BRANCH%topic=T,hashtag=H,r=EMAIL,cc=EMAIL,wip would: -for names
+BRANCH (default master), -topic, -hashtag, -r, -cc and -wip set the push
+options (-hashtag, -r and -cc repeat, or take comma-separated lists). The
+server is -gerrit (default: review.gerrit in the configuration) and the
+project -project, which defaults to the path of the remote origin's URL when
+origin is on the Gerrit server (or, on googlesource.com, on its Git host:
+go.googlesource.com/go is project go of go-review.googlesource.com). The
+credentials are those of 'patchbot post': PATCHBOT_GERRIT_USER and
+PATCHBOT_GERRIT_PASSWORD, or ~/.gitcookies. The URL of each change Gerrit
+creates or updates is printed; a commit Gerrit already has is reported as
+"no new changes", which is not an error, so a port and push can be run again
+safely. Flags, server, project and credentials are checked before the port
+(mistakes exit 2 and write nothing). A push that fails exits 1 after the
+port: the branch is kept, and running the same command again pushes it.
+With -n nothing is pushed: port prints what it would push, and where. With
+-json the output is {"port": RESULT, "push": PUSH} instead of RESULT alone.
+See docs/port.md.`,
+	setup: func(fs *flag.FlagSet) func(*env, []string) error {
+		cfgFile := configFlag(fs)
+		repo := fs.String("repo", ".", "the Git repository `DIR`")
+		onto := fs.String("onto", "HEAD", "build the commits on `REV`")
+		branch := fs.String("branch", "", "create the branch `NAME` (default: port/ and the hg node's first 12 hex digits)")
+		var remaps remapsFlag
+		fs.Var(&remaps, "remap", "`OLD=NEW`: paths starting with OLD start with NEW instead, where OLD is missing (repeatable; adds to port.remaps)")
+		fuzz := fs.Int("fuzz", 0, "let a hunk ignore up to `N` context lines at each end")
+		author := fs.String("author", "", "author `'Name <email>'` of a patch without metadata")
+		msg := fs.String("m", "", "commit message `MSG` of a patch without metadata")
+		checkout := fs.Bool("checkout", false, "check the new branch out (refused if the work tree has changes)")
+		reject := fs.String("reject", "", "write the hunks that fail to `DIR`/FILE.rej")
+		dryRun := fs.Bool("n", false, "print what would be committed (and pushed) and write nothing")
+		jsonOut := fs.Bool("json", false, "print the result as JSON")
+		pf := definePushFlags(fs)
+
+		return func(e *env, args []string) error {
+			if len(args) == 0 {
+				return usagef("no patch given (use - for standard input)")
+			}
+			if *fuzz < 0 {
+				return usagef("-fuzz must be 0 or more")
+			}
+			if err := pf.checkGiven(fs); err != nil {
+				return err
+			}
+			cfg, err := config.Load(*cfgFile)
+			if err != nil {
+				return err
+			}
+			opts, err := portOptions(&cfg.Port)
+			if err != nil {
+				return err
+			}
+			for _, r := range remaps {
+				rm, err := port.ParseRemap(r)
+				if err != nil {
+					return usagef("-remap: %v", err)
+				}
+				opts.Remaps = append(opts.Remaps, rm)
+			}
+			if *author != "" && !strings.Contains(*author, "<") {
+				return usagef("-author %q: want 'Name <email>'", *author)
+			}
+			opts.Repo, opts.Onto, opts.Branch = *repo, *onto, *branch
+			opts.Fuzz, opts.Author, opts.Message = *fuzz, *author, *msg
+			opts.Checkout, opts.RejectDir, opts.DryRun = *checkout, *reject, *dryRun
+
+			var push *pushTarget
+			if *pf.push {
+				// The push is checked before the port, so that a
+				// mistake in it writes nothing.
+				if push, err = pf.target(e, "port", &cfg.Review, *repo, *dryRun); err != nil {
+					return err
+				}
+			}
+
+			inputs, err := readPatches(e.stdin, args)
+			if err != nil {
+				return err
+			}
+			res, err := port.Port(opts, inputs)
+			if err != nil {
+				return err
+			}
+			if push != nil {
+				return portPush(e, push, res, *jsonOut)
+			}
+			if *jsonOut {
+				return writeJSON(e.stdout, res)
+			}
+			printPort(e.stdout, res)
+			return nil
+		}
+	},
+}
+
+// A portPushReport is what 'patchbot port -push -json' prints: the port's
+// result, as 'patchbot port -json' prints it, and the push's.
+type portPushReport struct {
+	Port      *port.Result       `json:"port"`
+	Push      *review.PushResult `json:"push,omitempty"` // absent when there was nothing to push
+	PushError string             `json:"push_error,omitempty"`
+}
+
+// portPush pushes the last commit of a port for review (or, in a dry run,
+// says what it would push) and prints the port's result and the push's. A
+// push that fails is reported as such: the port is done and stays.
+func portPush(e *env, t *pushTarget, res *port.Result, jsonOut bool) error {
+	rep := portPushReport{Port: res}
+	var err error
+	switch {
+	case len(res.Commits) == 0:
+		// Every changeset is in the base already: nothing to review.
+	case res.DryRun:
+		rep.Push = &review.PushResult{Remote: t.remote, Ref: t.ref, Commit: res.Head, DryRun: true}
+	default:
+		o := t.opts
+		o.Commit = res.Head
+		rep.Push, err = t.g.Push(e.ctx, o)
+		if err != nil {
+			err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run the same command again (the port finds the branch up to date and only pushes)",
+				err, res.Branch, portShort(res.Head))
+			rep.PushError = err.Error()
+		}
+	}
+	if jsonOut {
+		if jerr := writeJSON(e.stdout, rep); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	printPort(e.stdout, res)
+	switch p := rep.Push; {
+	case len(res.Commits) == 0:
+		fmt.Fprintln(e.stdout, "nothing to push")
+	case p == nil:
+		// The push failed; the error says so.
+	case p.DryRun:
+		fmt.Fprintf(e.stdout, "dry run: would push %s (branch %s) to %s as %s\n", portShort(p.Commit), res.Branch, p.Remote, p.Ref)
+	case p.NoNewChanges:
+		fmt.Fprintf(e.stdout, "\nno new changes: Gerrit already has %s (branch %s)\n", portShort(p.Commit), res.Branch)
+	default:
+		fmt.Fprintf(e.stdout, "\npushed %s (branch %s) to %s as %s:\n", portShort(p.Commit), res.Branch, p.Remote, p.Ref)
+		for _, c := range p.Changes {
+			flags := ""
+			if c.WIP {
+				flags += " [WIP]"
+			}
+			if c.New {
+				flags += " [NEW]"
+			}
+			fmt.Fprintf(e.stdout, "    %s %s%s\n", c.URL, c.Subject, flags)
+		}
+		if len(p.Changes) == 0 {
+			fmt.Fprintln(e.stdout, "    (Gerrit's answer listed no change)")
+		}
+	}
+	return err
+}
+
+// portOptions turns the configuration's port section, already validated,
+// into options for workflow/port.
+func portOptions(c *config.Port) (*port.Options, error) {
+	opts := &port.Options{BranchPrefix: c.BranchPrefix, DropLines: []*regexp.Regexp{}, Rewrites: []port.Rewrite{}}
+	for _, r := range c.Remaps {
+		rm, err := port.ParseRemap(r)
+		if err != nil {
+			return nil, &config.Error{File: "configuration", Key: "port.remaps", Err: err}
+		}
+		opts.Remaps = append(opts.Remaps, rm)
+	}
+	for _, d := range c.DropLines {
+		opts.DropLines = append(opts.DropLines, regexp.MustCompile(d))
+	}
+	for _, rw := range c.Rewrites {
+		opts.Rewrites = append(opts.Rewrites, port.Rewrite{Match: regexp.MustCompile(rw.Match), Replace: rw.Replace})
+	}
+	return opts, nil
+}
+
+// readPatches reads the named patch files; "-" is standard input.
+func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
+	var inputs []port.Input
+	for _, name := range names {
+		var data []byte
+		var err error
+		if name == "-" {
+			data, err = io.ReadAll(stdin)
+			name = "<stdin>"
+		} else {
+			data, err = os.ReadFile(name)
+		}
+		if err != nil {
+			return nil, usagef("reading patch: %v", err)
+		}
+		inputs = append(inputs, port.Input{Name: name, Data: data})
+	}
+	return inputs, nil
+}
+
+// printPort prints a result for people: per commit its hash, subject, files
+// with +/- counts and the hunks that needed an offset or fuzz.
+func printPort(w io.Writer, res *port.Result) {
+	verb := "ported"
+	if res.DryRun {
+		verb = "would port"
+	}
+	for _, s := range res.Skipped {
+		if s.Commit != "" {
+			fmt.Fprintf(w, "already present: %s (Change-Id %s, in %s)\n", s.Subject, s.ChangeID, portShort(s.Commit))
+		} else {
+			fmt.Fprintf(w, "already present: %s (its changes are in %s already; the patch applies in reverse)\n", s.Subject, portShort(res.Base))
+		}
+	}
+	if len(res.Commits) == 0 {
+		fmt.Fprintf(w, "nothing to port: every changeset is already in %s\n", portShort(res.Base))
+		return
+	}
+	switch {
+	case res.UpToDate:
+		fmt.Fprintf(w, "branch %s already holds this port (%d commit%s on %s); nothing to do\n", res.Branch, len(res.Commits), portPlural(len(res.Commits)), portShort(res.Base))
+	default:
+		fmt.Fprintf(w, "%s %d changeset%s onto %s as branch %s:\n", verb, len(res.Commits), portPlural(len(res.Commits)), portShort(res.Base), res.Branch)
+	}
+	for _, c := range res.Commits {
+		fmt.Fprintf(w, "\n%s %s\n", portShort(c.Hash), c.Subject)
+		fmt.Fprintf(w, "    Author: %s, %s\n", c.Author, c.AuthorDate.Format("2006-01-02 15:04:05 -0700"))
+		fmt.Fprintf(w, "    Change-Id: %s\n", c.ChangeID)
+		for _, f := range c.Files {
+			name := f.Path
+			if f.OldPath != "" {
+				name = fmt.Sprintf("%s => %s", f.OldPath, f.Path)
+			}
+			change := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
+			if f.Binary {
+				change = "binary"
+			}
+			extra := ""
+			if f.Op.String() != "modify" {
+				extra = " (" + f.Op.String() + ")"
+			}
+			if f.Mode != "" {
+				extra += " (mode " + f.Mode + ")"
+			}
+			fmt.Fprintf(w, "    %-40s %s%s\n", name, change, extra)
+		}
+		for _, a := range c.Adjustments {
+			fmt.Fprintf(w, "    note: %s\n", a)
+		}
+	}
+	for _, r := range res.Remaps {
+		fmt.Fprintf(w, "\nremapped %s -> %s (%s)", r.From, r.To, r.Rule)
+	}
+	if len(res.Remaps) > 0 {
+		fmt.Fprintln(w)
+	}
+	if res.DryRun {
+		fmt.Fprintf(w, "\ndry run: %s\n", strings.Join(res.Actions, "; "))
+	}
+}
+
+func portShort(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func portPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// remapsFlag collects repeated -remap flags.
+type remapsFlag []string
+
+func (r *remapsFlag) String() string { return strings.Join(*r, ",") }
+
+func (r *remapsFlag) Set(s string) error {
+	if _, err := port.ParseRemap(s); err != nil {
+		return err
+	}
+	*r = append(*r, s)
+	return nil
+}

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestPortDefault(t *testing.T) {
+	p := Default().Port
+	if !slices.Equal(p.Remaps, []string{"src/pkg/=src/"}) || len(p.DropLines) != 3 || len(p.Rewrites) != 1 || p.BranchPrefix != "port/" {
+		t.Errorf("built-in port section = %+v", p)
+	}
+}
+
+func TestPortOverlay(t *testing.T) {
+	c, err := Parse("user.yaml", []byte("port:\n  remaps: []\n  rewrites:\n    - match: 'issue (\\d+)'\n      replace: 'golang/go#$1'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Port.Remaps) != 0 || c.Port.Rewrites[0].Replace != "golang/go#$1" || len(c.Port.DropLines) != 3 {
+		t.Errorf("port = %+v", c.Port)
+	}
+}
+
+func TestPortErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"port:\n  remaps: [src/pkg/]\n", `user.yaml:2: port.remaps: item 1: "src/pkg/": want OLD=NEW, e.g. src/pkg/=src/`},
+		{"port:\n  remaps: [/a/=b/]\n", `user.yaml:2: port.remaps: item 1: "/a/=b/": paths must be relative, without '..'`},
+		{"port:\n  remaps: [a/=b]\n", `user.yaml:2: port.remaps: item 1: "a/=b": both sides must end in '/' or neither`},
+		{"port:\n  drop_lines: ['(']\n", "user.yaml:2: port.drop_lines: item 1: error parsing regexp: missing closing ): `(`"},
+		{"port:\n  rewrites:\n    - replace: x\n", "user.yaml:2: port.rewrites: item 1: match is empty"},
+		{"port:\n  branch_prefix: 'a b'\n", "user.yaml:2: port.branch_prefix: must be a non-empty prefix of a Git branch name, such as port/"},
+		{"port:\n  remap: []\n", "user.yaml:2: port.remap: unknown key (known keys here: branch_prefix, drop_lines, remaps, rewrites)"},
+	}
+	for _, tt := range tests {
+		_, err := Parse("user.yaml", []byte(tt.in))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Parse(%q):\n got %v\nwant %s", tt.in, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package port
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/patchbot/patchbot/workflow/hgpatch"
+)
+
+// A Rewrite replaces matches of a regular expression in commit messages,
+// such as Mercurial-era "Fixes issue 123" with GitHub's "Fixes #123".
+type Rewrite struct {
+	Match   *regexp.Regexp
+	Replace string // as regexp.Regexp.ReplaceAllString takes it: $1 for groups
+}
+
+// DefaultDropLines and DefaultRewrites are what Go's Mercurial-era messages
+// need; the configuration normally supplies them (config.yaml's port
+// section), and they are here for callers without one.
+var (
+	DefaultDropLines = []*regexp.Regexp{
+		regexp.MustCompile(`^(R|CC|TBR|LGTM)=`),
+		regexp.MustCompile(`^https?://codereview\.appspot\.com/\d+/?$`),
+		regexp.MustCompile(`^https?://golang\.org/cl/\d+/?$`),
+	}
+	DefaultRewrites = []Rewrite{
+		{regexp.MustCompile(`\bFixes issue (\d+)`), "Fixes #$1"},
+	}
+)
+
+var (
+	trailerRE  = regexp.MustCompile(`^[A-Za-z0-9-]+: `)
+	changeIDRE = regexp.MustCompile(`(?m)^Change-Id: I[0-9a-f]{40}\s*$`)
+)
+
+// cleanMessage returns msg with the old review lines removed from its end
+// and the rewrites applied. Only the trailing block of the message (review
+// lines, trailers and blank lines after the last line of prose) is cleaned,
+// so a description that talks about "R=" in its text keeps it.
+func cleanMessage(msg string, drop []*regexp.Regexp, rewrites []Rewrite) string {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	start := len(lines)
+	for start > 1 {
+		l := strings.TrimSpace(lines[start-1])
+		if l == "" || trailerRE.MatchString(l) || matchAny(drop, l) {
+			start--
+			continue
+		}
+		break
+	}
+	kept := lines[:start]
+	for _, l := range lines[start:] {
+		if t := strings.TrimSpace(l); t == "" || !matchAny(drop, t) {
+			kept = append(kept, l)
+		}
+	}
+	out := strings.Join(kept, "\n")
+	for _, rw := range rewrites {
+		out = rw.Match.ReplaceAllString(out, rw.Replace)
+	}
+	// Collapse the blank lines that removed lines leave behind.
+	for strings.Contains(out, "\n\n\n") {
+		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
+	}
+	return strings.TrimSpace(out)
+}
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// changeID returns the Change-Id for a changeset: derived from its
+// Mercurial node, so that porting it again updates the same Gerrit change,
+// or for a patch without a node, from its message and diffs, so that the
+// same patch always gets the same id.
+func changeID(p *hgpatch.Patch) string {
+	h := sha1.New()
+	if p.Header != nil && p.Header.Node != "" {
+		fmt.Fprintf(h, "patchbot port\x00hg node\x00%s", p.Header.Node)
+	} else {
+		fmt.Fprintf(h, "patchbot port\x00patch\x00%s\x00", p.Message)
+		for _, f := range p.Files {
+			fmt.Fprintf(h, "%s\x00%s\x00%s\x00%o\x00%o\x00", f.Op, f.OldName, f.NewName, f.OldMode, f.NewMode)
+			for _, hk := range f.Hunks {
+				fmt.Fprintf(h, "%s\x00", hk.Header)
+				for _, l := range hk.Lines {
+					fmt.Fprintf(h, "%c%s\x00", l.Op, l.Text)
+				}
+			}
+			if f.Binary != nil {
+				fmt.Fprintf(h, "binary %v %d\x00", f.Binary.Delta, f.Binary.Size)
+			}
+		}
+	}
+	return fmt.Sprintf("I%x", h.Sum(nil))
+}
+
+// existingChangeID returns the Change-Id already in msg, or "".
+func existingChangeID(msg string) string {
+	m := changeIDRE.FindString(msg)
+	return strings.TrimSpace(strings.TrimPrefix(m, "Change-Id: "))
+}
+
+// addChangeID appends a Change-Id trailer to msg the way Gerrit's
+// commit-msg hook and git-codereview do: on its own line after a final
+// trailer block, else after a blank line. A message that has a Change-Id
+// keeps it.
+func addChangeID(msg, id string) string {
+	msg = strings.TrimRight(msg, "\n")
+	if existingChangeID(msg) != "" {
+		return msg + "\n"
+	}
+	sep := "\n\n"
+	if isTrailerBlock(msg) {
+		sep = "\n"
+	}
+	return msg + sep + "Change-Id: " + id + "\n"
+}
+
+// isTrailerBlock reports whether the last paragraph of msg (not its first,
+// which is the subject) consists of trailers only.
+func isTrailerBlock(msg string) bool {
+	i := strings.LastIndex(msg, "\n\n")
+	if i < 0 {
+		return false
+	}
+	for _, l := range strings.Split(msg[i+2:], "\n") {
+		if !trailerRE.MatchString(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// subject returns the first line of msg.
+func subject(msg string) string {
+	s, _, _ := strings.Cut(msg, "\n")
+	return s
+}
