@@ -71,9 +71,8 @@ func Read(r io.Reader, order ByteOrder, data any) error {
 			return nilPointerError("codec.Read", data)
 		}
 		if n > maxScalar {
-			if b, width := sliceBytes(data); width > 0 {
-				return readInPlace(r, b, modeOf(order), order, data)
-			}
+			// Only a slice is larger than a basic value.
+			return readInPlace(r, modeOf(order), order, data)
 		}
 		// A small buffer: Go's allocator serves a few bytes faster
 		// than a sync.Pool round trip. (A Decoder needs neither.)
@@ -205,9 +204,10 @@ func Decode(buf []byte, order ByteOrder, data any) (int, error) {
 	return decodeSlow(buf, order, data)
 }
 
-// readInPlace reads into b, the memory of data, a slice of the fast path,
-// and decodes it there.
-func readInPlace(r io.Reader, b []byte, m mode, order ByteOrder, data any) error {
+// readInPlace reads into the memory of data, a slice of the fast path, and
+// decodes it there.
+func readInPlace(r io.Reader, m mode, order ByteOrder, data any) error {
+	b, _ := sliceBytes(data)
 	err := readFull(r, b)
 	if err == nil {
 		decodeInPlace(data, m, order)

@@ -50,7 +50,7 @@ func (e *Encoder) encodeLarge(data any, n int) error {
 		_, err := e.w.Write(b)
 		return err
 	}
-	b := e.buffer(n)
+	b := scratch(&e.buf, n)
 	encodeFast(b, e.mode, e.order, data)
 	_, err := e.w.Write(b)
 	return err
@@ -67,21 +67,22 @@ func (e *Encoder) encodeSlow(data any) error {
 		_, err := e.w.Write(b)
 		return err
 	}
-	b := e.buffer(t.size())
+	b := scratch(&e.buf, t.size())
 	t.plan.encodeElems(b, t.ptr, t.count, e.mode, e.order)
 	_, err := e.w.Write(b)
 	return err
 }
 
-// buffer returns n bytes of the Encoder's buffer, growing it if need be.
-// A buffer larger than maxPooled is used once and not kept.
-func (e *Encoder) buffer(n int) []byte {
-	if cap(e.buf) >= n {
-		return e.buf[:n]
+// scratch returns n bytes of *buf, the buffer of an Encoder or a Decoder,
+// growing it if need be. A buffer larger than maxPooled is used once and
+// not kept.
+func scratch(buf *[]byte, n int) []byte {
+	if cap(*buf) >= n {
+		return (*buf)[:n]
 	}
 	b := make([]byte, n)
 	if n <= maxPooled {
-		e.buf = b
+		*buf = b
 	}
 	return b
 }
@@ -129,8 +130,9 @@ func (d *Decoder) Decode(data any) error {
 	return nil
 }
 
-// decodeLarge is Decode for everything but basic values and pointers to
-// them: slices (read in place), nil pointers, and the reflection path.
+// decodeLarge is Decode for everything but basic values, pointers to them
+// and slices no larger than a basic value: larger slices (read in place),
+// nil pointers, and the reflection path.
 func (d *Decoder) decodeLarge(data any, n int) error {
 	if n == 0 {
 		return d.decodeSlow(data)
@@ -138,8 +140,7 @@ func (d *Decoder) decodeLarge(data any, n int) error {
 	if isNil(data) {
 		return nilPointerError("codec.Decoder.Decode", data)
 	}
-	b, _ := sliceBytes(data)
-	return readInPlace(d.r, b, d.mode, d.order, data)
+	return readInPlace(d.r, d.mode, d.order, data)
 }
 
 // decodeSlow is Decode's reflection path, kept out of Decode so that the
@@ -149,23 +150,10 @@ func (d *Decoder) decodeSlow(data any) error {
 	if pr != noProblem {
 		return resolveError("codec.Decoder.Decode", data, pr, true)
 	}
-	b := d.buffer(t.size())
+	b := scratch(&d.buf, t.size())
 	if err := readFull(d.r, b); err != nil {
 		return err
 	}
 	t.plan.decodeElems(b, t.ptr, t.count, d.mode, d.order)
 	return nil
-}
-
-// buffer returns n bytes of the Decoder's buffer, growing it if need be.
-// A buffer larger than maxPooled is used once and not kept.
-func (d *Decoder) buffer(n int) []byte {
-	if cap(d.buf) >= n {
-		return d.buf[:n]
-	}
-	b := make([]byte, n)
-	if n <= maxPooled {
-		d.buf = b
-	}
-	return b
 }

@@ -59,21 +59,19 @@ func fastSize(data any) int {
 }
 
 // encodeFast encodes data, which fastSize accepted and which is not a nil
-// pointer, into b, which holds exactly fastSize(data) bytes.
+// pointer, into b, which holds exactly fastSize(data) bytes, once
+// encodeNative or encodeSwapped has declined it: in mode m, data is then a
+// slice, unless m is modeOther.
 //
-// The entry points where one call costs a few nanoseconds try
-// encodeNative or encodeSwapped first, which the compiler inlines, and
-// call encodeFast only when those decline; a function call is a
-// measurable share of encoding one small value.
+// Callers try encodeNative or encodeSwapped first because the compiler
+// inlines them, and a function call is a measurable share of encoding one
+// small value; encodeFast does not try them again.
 func encodeFast(b []byte, m mode, order ByteOrder, data any) {
-	switch {
-	case m == modeNative && encodeNative(b, data):
-	case m == modeSwapped && encodeSwapped(b, data):
-	case m == modeOther:
+	if m == modeOther {
 		encodeOther(b, order, data)
-	default:
-		encodeSlice(b, m, nil, data)
+		return
 	}
+	encodeSlice(b, m, nil, data)
 }
 
 // encodeNative encodes data in the machine's order if data is a basic
@@ -159,7 +157,8 @@ func encodeOther(b []byte, order ByteOrder, data any) {
 	}
 }
 
-// encodeSlice is encodeFast for slices.
+// encodeSlice is encodeFast for slices. Any other data is a mistake of
+// its caller, and would leave b unwritten: it panics.
 func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 	switch data := data.(type) {
 	case []bool:
@@ -185,18 +184,17 @@ func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 		put64s(b, data, m, order)
 	case []float64:
 		put64s(b, castSlice[uint64](data), m, order)
+	default:
+		panic("codec: internal error: encodeSlice of " + typeString(data))
 	}
 }
 
 // decodeFast decodes b, which holds exactly fastSize(data) bytes, into data,
-// which fastSize accepted and which is not a nil pointer. It reports false
-// if data is a value rather than a pointer or slice. As with encodeFast,
-// hot callers try decodeNative or decodeSwapped first.
+// which fastSize accepted and which is not a nil pointer, once decodeNative
+// or decodeSwapped has declined it (see encodeFast). It reports false if
+// data is a value rather than a pointer or slice.
 func decodeFast(b []byte, m mode, order ByteOrder, data any) bool {
-	switch {
-	case m == modeNative && decodeNative(b, data), m == modeSwapped && decodeSwapped(b, data):
-		return true
-	case m == modeOther:
+	if m == modeOther {
 		return decodeOther(b, order, data)
 	}
 	return decodeSlice(b, m, nil, data)

@@ -201,16 +201,10 @@ func (b *builder) array(t reflect.Type, off uintptr, readOnly string) {
 		return
 	}
 	stride := t.Elem().Size()
-	if len(eb.ops) == 1 {
-		e := eb.ops[0]
-		if e.kind == opBlank {
-			b.push(op{kind: opBlank, n: n * e.n})
-			return
-		}
-		if e.kind != opRepeat && e.off == 0 && uintptr(e.n*e.kind.width()) == stride {
-			b.push(op{kind: e.kind, off: off, n: n * e.n})
-			return
-		}
+	if o, ok := repeatRun(eb.ops, n, stride); ok {
+		o.off = off
+		b.push(o)
+		return
 	}
 	if n*len(eb.ops) <= unrollLimit {
 		for i := range n {
@@ -260,8 +254,9 @@ func lowerNative(wide []op, encode bool) []op {
 			b.push(o)
 		case opRepeat:
 			sub := lowerNative(o.sub, encode)
-			if len(sub) == 1 && sub[0].kind == opCopy && sub[0].off == 0 && uintptr(sub[0].n) == o.stride {
-				b.push(op{kind: opCopy, off: o.off, n: o.n * sub[0].n})
+			if r, ok := repeatRun(sub, o.n, o.stride); ok {
+				r.off = o.off
+				b.push(r)
 			} else {
 				b.push(op{kind: opRepeat, off: o.off, n: o.n, stride: o.stride, sub: sub})
 			}
@@ -281,21 +276,20 @@ func (p *plan) ops(m mode, encode bool) []op {
 	return p.decNative
 }
 
-// whole returns the single op that covers count consecutive elements of
-// the plan's type, if ops, the plan of one element, is a single run that
-// fills the element's memory. Slices of numbers of one width, or of
-// structs of them without padding, are then encoded in one loop (or one
-// copy) instead of one plan run per element.
-func (p *plan) whole(ops []op, count int) (op, bool) {
+// repeatRun returns the single op, at offset 0, that stands for n
+// elements stride bytes apart whose ops are ops, if ops is a single run
+// that fills an element's stride: numbers of one width (or copied bytes)
+// from offset 0 with no padding, or blank bytes, which have no memory.
+// Arrays and slices of such elements, and the repeats of the native plans,
+// are then one run: one loop, or one copy, instead of one run of the
+// element's ops per element.
+func repeatRun(ops []op, n int, stride uintptr) (op, bool) {
 	if len(ops) != 1 {
 		return op{}, false
 	}
 	o := ops[0]
-	switch {
-	case o.kind == opBlank:
-		return op{kind: opBlank, n: o.n * count}, true
-	case o.kind != opRepeat && o.off == 0 && uintptr(o.n*o.kind.width()) == p.memSize:
-		return op{kind: o.kind, n: o.n * count}, true
+	if o.kind == opBlank || o.kind != opRepeat && o.off == 0 && uintptr(o.n*o.kind.width()) == stride {
+		return op{kind: o.kind, n: n * o.n}, true
 	}
 	return op{}, false
 }
@@ -307,7 +301,7 @@ func (p *plan) encodeElems(b []byte, ptr unsafe.Pointer, count int, m mode, orde
 		return
 	}
 	ops := p.ops(m, true)
-	if o, ok := p.whole(ops, count); ok {
+	if o, ok := repeatRun(ops, count, p.memSize); ok {
 		encodeOps(b, ptr, []op{o}, m, order)
 		return
 	}
@@ -323,7 +317,7 @@ func (p *plan) decodeElems(b []byte, ptr unsafe.Pointer, count int, m mode, orde
 		return
 	}
 	ops := p.ops(m, false)
-	if o, ok := p.whole(ops, count); ok {
+	if o, ok := repeatRun(ops, count, p.memSize); ok {
 		decodeOps(b, ptr, []op{o}, m, order)
 		return
 	}

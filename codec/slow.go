@@ -115,11 +115,10 @@ func (t target) size() int { return t.count * t.plan.size }
 // what a pointer points to, or every pointer passed to Write would escape
 // to the heap.
 func (t target) rawBytes(data any, m mode) ([]byte, bool) {
-	if t.shape != shapeSlice || m != modeNative || t.count == 0 || uintptr(t.plan.size) != t.plan.memSize {
+	if t.shape != shapeSlice || m != modeNative || t.count == 0 {
 		return nil, false
 	}
-	ops := t.plan.encNative
-	if len(ops) != 1 || ops[0].kind != opCopy || ops[0].off != 0 || uintptr(ops[0].n) != t.plan.memSize {
+	if o, ok := repeatRun(t.plan.encNative, t.count, t.plan.memSize); !ok || o.kind != opCopy {
 		return nil, false
 	}
 	s := *(*[]byte)(dataWord(&data))
