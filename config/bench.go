@@ -24,8 +24,9 @@ type Bench struct {
 	// number of iterations ("100x"); "" keeps the testing package's 1s.
 	Benchtime string `yaml:"benchtime" json:"benchtime"`
 
-	// Timeout is each run's -test.timeout; a run past it fails and is
-	// reported, and the comparison goes on without it.
+	// Timeout is how long one benchmark run may take: a run past it is
+	// killed and reported as failed, and the comparison goes on without
+	// it. (The testing package's -test.timeout does not cover benchmarks.)
 	Timeout time.Duration `yaml:"timeout" json:"timeout"`
 
 	// Order is how the runs of the two sides alternate: interleaved,
@@ -53,8 +54,9 @@ var (
 
 var benchtimeRE = regexp.MustCompile(`^[1-9][0-9]*x$`)
 
-// ValidBenchtime reports whether s is a value -test.benchtime accepts: a
-// positive duration or a positive count of iterations followed by x.
+// ValidBenchtime returns an error, naming s, unless s is a value
+// -test.benchtime accepts: a positive duration or a positive count of
+// iterations followed by x.
 func ValidBenchtime(s string) error {
 	if benchtimeRE.MatchString(s) {
 		return nil
@@ -66,11 +68,15 @@ func ValidBenchtime(s string) error {
 }
 
 func (b *Bench) validate() error {
+	var benchtimeErr error
+	if b.Benchtime != "" {
+		benchtimeErr = ValidBenchtime(b.Benchtime)
+	}
 	switch {
 	case b.Count < 1:
 		return &keyError{"count", errors.New("must be at least 1")}
-	case b.Benchtime != "" && ValidBenchtime(b.Benchtime) != nil:
-		return &keyError{"benchtime", ValidBenchtime(b.Benchtime)}
+	case benchtimeErr != nil:
+		return &keyError{"benchtime", benchtimeErr}
 	case b.Timeout < 0:
 		return &keyError{"timeout", errors.New("must not be negative")}
 	case !oneOf(b.Order, BenchOrders):
@@ -107,6 +113,7 @@ func ParsePercent(s string) (Percent, error) {
 	return Percent(v), nil
 }
 
+// String returns p as written: "5%".
 func (p Percent) String() string { return strconv.FormatFloat(float64(p), 'f', -1, 64) + "%" }
 
 // Fraction returns p as a fraction: 0.05 for 5%.
@@ -122,6 +129,7 @@ func (p *Percent) Set(s string) error {
 	return nil
 }
 
+// UnmarshalYAML implements yaml.Unmarshaler: "5%" or 5.
 func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("must be a percentage like 5%%")
@@ -129,4 +137,5 @@ func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
 	return p.Set(n.Value)
 }
 
+// MarshalYAML implements yaml.Marshaler, writing p as "5%".
 func (p Percent) MarshalYAML() (any, error) { return p.String(), nil }

@@ -64,13 +64,20 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string, line int) err
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return nil // "key:" with nothing after it keeps the default
 	}
-	if v.Kind() == reflect.Struct && !v.Addr().Type().Implements(unmarshalerType) {
+	switch t := v.Type(); {
+	case t.Kind() == reflect.Struct && !decodesItself(t):
 		if err := d.fields(n, v, key); err != nil {
 			return err
 		}
-	} else if err := n.Decode(v.Addr().Interface()); err != nil {
-		_, msg := yamlLine(err)
-		return &Error{File: d.file, Line: n.Line, Key: key, Err: errors.New(msg)}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct && !decodesItself(t.Elem()):
+		if err := d.items(n, v, key); err != nil {
+			return err
+		}
+	default:
+		if err := n.Decode(v.Addr().Interface()); err != nil {
+			_, msg := yamlLine(err)
+			return &Error{File: d.file, Line: n.Line, Key: key, Err: errors.New(msg)}
+		}
 	}
 	if val, ok := v.Addr().Interface().(validator); ok {
 		if err := val.validate(); err != nil {
@@ -122,6 +129,30 @@ func (d *decoder) fields(n *yaml.Node, v reflect.Value, key string) error {
 		}
 	}
 	return nil
+}
+
+// items decodes the sequence n into the slice v, whose elements are
+// structs, each checked as strictly as a section: the yaml package would
+// silently drop an unknown key in a list item. Like any list in a file, the
+// result replaces v's elements.
+func (d *decoder) items(n *yaml.Node, v reflect.Value, key string) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errorf(n, key, "must be a list, not %s", describe(n))
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		if err := d.value(item, s.Index(i), key, item.Line); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
+}
+
+// decodesItself reports whether *t implements yaml.Unmarshaler, so that
+// the yaml package, not the decoder, decodes values of type t.
+func decodesItself(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
 // fieldByKey returns the field of t whose yaml tag names key.

@@ -33,6 +33,10 @@ func TestPortErrors(t *testing.T) {
 		{"port:\n  rewrites:\n    - replace: x\n", "user.yaml:2: port.rewrites: item 1: match is empty"},
 		{"port:\n  branch_prefix: 'a b'\n", "user.yaml:2: port.branch_prefix: must be a non-empty prefix of a Git branch name, such as port/"},
 		{"port:\n  remap: []\n", "user.yaml:2: port.remap: unknown key (known keys here: branch_prefix, drop_lines, remaps, rewrites)"},
+		// A list item is checked as strictly as a section.
+		{"port:\n  rewrites:\n    - match: a\n      replace: b\n    - match: x\n      replce: y\n", "user.yaml:6: port.rewrites.replce: unknown key (known keys here: match, replace)"},
+		{"port:\n  rewrites: {match: x}\n", "user.yaml:2: port.rewrites: must be a list, not a mapping"},
+		{"port:\n  rewrites: [x]\n", `user.yaml:2: port.rewrites: must be a section (keys and values), not "x"`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("user.yaml", []byte(tt.in))
