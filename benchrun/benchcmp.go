@@ -27,15 +27,10 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 				bw.printf("%s: %s\n", c.Key, c.Value)
 			}
 		}
-		first := true
-		for _, t := range g.tables {
-			if !t.HasOld || !t.HasNew {
-				continue
-			}
-			if !first {
+		for ti, t := range g.tables {
+			if ti > 0 {
 				bw.printf("\n")
 			}
-			first = false
 			v := viewOf(t)
 			tw := tabwriter.NewWriter(bw, 0, 0, 5, ' ', 0)
 			fmt.Fprintf(tw, "benchmark\told %s\tnew %s\t%s\n", v.name, v.name, v.deltaName)
@@ -52,38 +47,52 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 			tw.Flush()
 		}
 	}
-	notes(bw, r, "")
+	notes(bw, r, false)
 	return bw.err
 }
 
 // notes writes what follows every text table: benchmarks on one side only,
-// failures, warnings and the key to "~", each line after prefix.
-func notes(bw *errWriter, r *Result, prefix string) {
-	var lines []string
+// failures with their output indented, warnings and the key to "~". In
+// Markdown (md), which joins lines, each note is a list item and each
+// failure's output a code block inside it.
+func notes(bw *errWriter, r *Result, md bool) {
+	var items []string
 	added, removed := addedRemoved(r)
 	if len(added) > 0 {
-		lines = append(lines, "added (new only): "+strings.Join(added, ", "))
+		items = append(items, "added (new only): "+strings.Join(added, ", "))
 	}
 	if len(removed) > 0 {
-		lines = append(lines, "removed (old only): "+strings.Join(removed, ", "))
+		items = append(items, "removed (old only): "+strings.Join(removed, ", "))
 	}
 	for _, f := range r.Failures {
-		lines = append(lines, fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", f.Side, f.Package, f.Error, f.Runs))
-		for l := range strings.SplitSeq(strings.TrimRight(f.Tail, "\n"), "\n") {
-			lines = append(lines, "    "+l)
+		item := fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", f.Side, f.Package, f.Error, f.Runs)
+		indent := "    "
+		if md {
+			indent = "  " // inside the list item
+			item += "\n  ```"
 		}
+		for l := range strings.SplitSeq(strings.TrimRight(f.Tail, "\n"), "\n") {
+			item += "\n" + indent + l
+		}
+		if md {
+			item += "\n  ```"
+		}
+		items = append(items, item)
 	}
 	for _, warning := range warnings(r) {
-		lines = append(lines, "warning: "+warning)
+		items = append(items, "warning: "+warning)
 	}
 	if k := key(r); k != "" {
-		lines = append(lines, k)
+		items = append(items, k)
 	}
-	if len(lines) > 0 {
+	if len(items) > 0 {
 		bw.printf("\n")
 	}
-	for _, l := range lines {
-		bw.printf("%s%s\n", prefix, l)
+	for _, item := range items {
+		if md {
+			bw.printf("- ")
+		}
+		bw.printf("%s\n", item)
 	}
 }
 
@@ -176,11 +185,15 @@ type tableGroup struct {
 	tables []*Table // in benchcmp's unit order
 }
 
-// groupTables groups the tables by configuration and orders each group's
-// units as benchcmp did: time, speed, allocations, bytes, then the rest.
+// groupTables groups the tables that compare something (those with both
+// sides) by configuration and orders each group's units as benchcmp did:
+// time, speed, allocations, bytes, then the rest.
 func groupTables(tables []*Table) []*tableGroup {
 	var groups []*tableGroup
 	for _, t := range tables {
+		if !t.HasOld || !t.HasNew {
+			continue // nothing to compare: the notes list its rows
+		}
 		if len(groups) == 0 || !slices.Equal(groups[len(groups)-1].config, t.Config) {
 			g := &tableGroup{config: t.Config}
 			for i, c := range t.Config {

@@ -15,26 +15,21 @@ import (
 // footnoted warnings. The output is meant to be identical to benchstat's
 // (TestBenchstatAgrees runs benchstat on the same files and compares).
 func writeBenchstat(w io.Writer, r *Result) error {
+	bw := &errWriter{w: w}
 	var prev *Table
 	for i, t := range r.Tables {
 		if i > 0 {
-			if _, err := fmt.Fprintln(w); err != nil {
-				return err
-			}
+			bw.printf("\n")
 		}
 		for j, c := range t.Config {
 			if prev == nil || prev.Config[j].Value != c.Value {
-				if _, err := fmt.Fprintf(w, "%s: %s\n", c.Key, c.Value); err != nil {
-					return err
-				}
+				bw.printf("%s: %s\n", c.Key, c.Value)
 			}
 		}
 		prev = t
-		if err := benchstatTable(w, r, t); err != nil {
-			return err
-		}
+		benchstatTable(bw, r, t)
 	}
-	return nil
+	return bw.err
 }
 
 // benchstatTable writes one table of r as benchstat lays it out: a column
@@ -45,7 +40,7 @@ func writeBenchstat(w io.Writer, r *Result) error {
 // it, the p-value and sample counts, and the comparison's footnotes. Two
 // header rows name the groups and the unit, framed by " │ ", and only the
 // first column of a group widens when its header is the wider.
-func benchstatTable(w io.Writer, r *Result, t *Table) error {
+func benchstatTable(bw *errWriter, r *Result, t *Table) {
 	const (
 		labelCols  = 1
 		centerCols = 3 // <center> <± range> <footnotes>
@@ -174,15 +169,10 @@ func benchstatTable(w io.Writer, r *Result, t *Table) error {
 		}
 	}
 
-	if _, err := o.WriteTo(w); err != nil {
-		return err
-	}
+	o.WriteTo(bw)
 	for i, msg := range warningList {
-		if _, err := fmt.Fprintf(w, "%s %s\n", superscript(i+1), msg); err != nil {
-			return err
-		}
+		bw.printf("%s %s\n", superscript(i+1), msg)
 	}
-	return nil
 }
 
 var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")

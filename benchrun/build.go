@@ -35,6 +35,7 @@ func listPackages(ctx context.Context, modDir string, patterns []string) (withBe
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
+	cmd.Env = benchEnv() // go.mod may name a toolchain to download and run
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -82,6 +83,7 @@ func listPackages(ctx context.Context, modDir string, patterns []string) (withBe
 // is Benchmark followed by nothing or by a character that is not lower case.
 var benchFuncRE = regexp.MustCompile(`(?m)^func Benchmark(\P{Ll}\w*)?\(`)
 
+// hasBenchmarks reports whether one of files, in dir, declares a benchmark.
 func hasBenchmarks(dir string, files []string) (bool, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
@@ -95,30 +97,23 @@ func hasBenchmarks(dir string, files []string) (bool, error) {
 	return false, nil
 }
 
-// buildTest builds the test binary of p in the module at modDir into bin.
-// Build failures come back with the compiler's output.
-func buildTest(ctx context.Context, modDir string, p pkg, bin string) error {
+// buildTest builds the test binary of p in the module at modDir into bin
+// and reports whether it wrote one: 'go test -c' writes nothing, and
+// succeeds, for a package without test files, which on the old side is
+// how a change that adds a package's first benchmarks looks. A build
+// failure comes back as the compiler's output.
+func buildTest(ctx context.Context, modDir string, p pkg, bin string) (bool, error) {
 	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, p.rel)
 	cmd.Dir = modDir
 	cmd.Env = benchEnv()
 	ownGroup(cmd) // an interrupt stops the compilers too
 	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	if err != nil {
-		return &buildError{out: strings.TrimSpace(string(out))}
+		return false, errors.New(strings.TrimSpace(string(out)))
 	}
-	if _, err := os.Stat(bin); err != nil {
-		// go test -c writes nothing for a package without test files.
-		return &buildError{out: "go test -c wrote no test binary: " + strings.TrimSpace(string(out))}
-	}
-	return nil
+	_, err = os.Stat(bin)
+	return err == nil, nil
 }
-
-type buildError struct{ out string }
-
-func (e *buildError) Error() string { return e.out }
 
 // benchEnv returns the environment for builds and benchmarks: the user's,
 // less anything that looks like a credential, since the code being built
@@ -136,10 +131,4 @@ func benchEnv() []string {
 		env = append(env, kv)
 	}
 	return env
-}
-
-// isBuildError reports whether err is a compiler failure.
-func isBuildError(err error) bool {
-	var be *buildError
-	return errors.As(err, &be)
 }

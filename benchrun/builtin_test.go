@@ -2,6 +2,8 @@ package benchrun
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/example"
@@ -14,10 +16,12 @@ import (
 // (the fewest that give benchmath a 95% interval), in about 10 seconds;
 // -short skips it.
 //
-// "~" is a statistical verdict: even with no change at all, a U test at
-// alpha 0.05 flags about one comparison in twenty. So a ReadInts flagged
-// significant is measured once more, and the test fails only if the second
-// run flags it too (one chance in 400 when nothing changed).
+// Both verdicts are statistical. Even with no change at all, a U test at
+// alpha 0.05 flags about one comparison in twenty, and on a shared,
+// loaded machine 6 runs may not separate WriteInts's sides. So when a
+// check fails, the comparison is measured once more, and the test fails
+// only if the second run fails a check too (for ReadInts, one chance in
+// 400 when nothing changed).
 func TestBuiltinExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real benchmarks; skipped with -short")
@@ -41,18 +45,23 @@ func TestBuiltinExample(t *testing.T) {
 		t.Logf("\n%s", res.String(Benchcmp))
 		return res
 	}
-	res := run()
-	for _, unit := range []string{"sec/op", "B/s"} {
-		if c := findRow(t, res, unit, "WriteInts/impl=codec-").Compare; c.Verdict != Better {
-			t.Errorf("WriteInts %s: %s (%+.2f%%, p=%.3f), want better", unit, c.Verdict, c.Delta*100, c.P)
+	// check returns what is wrong with res.
+	check := func(res *Result) []string {
+		var bad []string
+		for _, unit := range []string{"sec/op", "B/s"} {
+			if c := findRow(t, res, unit, "WriteInts/impl=codec-").Compare; c.Verdict != Better {
+				bad = append(bad, fmt.Sprintf("WriteInts %s: %s (%+.2f%%, p=%.3f), want better", unit, c.Verdict, c.Delta*100, c.P))
+			}
 		}
+		if c := findRow(t, res, "sec/op", "ReadInts/impl=codec-").Compare; c.Verdict != Same {
+			bad = append(bad, fmt.Sprintf("ReadInts: %s (%+.2f%%, p=%.3f), want ~", c.Verdict, c.Delta*100, c.P))
+		}
+		return bad
 	}
-	c := findRow(t, res, "sec/op", "ReadInts/impl=codec-").Compare
-	if c.Verdict != Same {
-		t.Logf("ReadInts: %s (%+.2f%%, p=%.3f); running again", c.Verdict, c.Delta*100, c.P)
-		c = findRow(t, run(), "sec/op", "ReadInts/impl=codec-").Compare
-	}
-	if c.Verdict != Same {
-		t.Errorf("ReadInts: %s (%+.2f%%, p=%.3f), want ~", c.Verdict, c.Delta*100, c.P)
+	if bad := check(run()); len(bad) > 0 {
+		t.Logf("%s; running again", strings.Join(bad, "; "))
+		for _, b := range check(run()) {
+			t.Error(b)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -75,13 +76,17 @@ func (r *repo) resolve(side, rev string) (*object.Commit, error) {
 	return c, nil
 }
 
-// writeTree writes the files of commit c into dir, which must exist.
-func writeTree(c *object.Commit, dir string) error {
+// writeTree writes the files of commit c into dir, which must exist. It
+// stops early when ctx is cancelled.
+func writeTree(ctx context.Context, c *object.Commit, dir string) error {
 	tree, err := c.Tree()
 	if err != nil {
 		return err
 	}
 	return tree.Files().ForEach(func(f *object.File) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		name := filepath.Join(dir, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
 			return err

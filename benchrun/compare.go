@@ -98,8 +98,10 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	colBy, err := parser.Parse(".file", filter)
-	if err != nil {
+	// The columns are the two sides, which Compare knows without
+	// projecting; parsing .file (and the revision) still keeps them out
+	// of the residue, as in benchstat.
+	if _, err := parser.Parse(".file", filter); err != nil {
 		return nil, err
 	}
 	if _, err := parser.Parse(RevisionKey, filter); err != nil {
@@ -130,7 +132,7 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 				if ok, _ := filter.Apply(rec); !ok {
 					continue
 				}
-				b.add(side, tableBy.ProjectValues(rec), rowBy.Project(rec), colBy.Project(rec), residue.Project(rec), rec)
+				b.add(side, tableBy.ProjectValues(rec), rowBy.Project(rec), residue.Project(rec), rec)
 				n++
 			}
 		}
@@ -168,7 +170,6 @@ type builder struct {
 }
 
 type builderTable struct {
-	rows  map[benchproc.Key]struct{}
 	cells map[benchproc.Key]*[2]*builderCell // by row, then side
 }
 
@@ -177,18 +178,19 @@ type builderCell struct {
 	residue map[benchproc.Key]struct{}
 }
 
-func (b *builder) add(side int, tableKeys []benchproc.Key, row, col, residue benchproc.Key, rec *benchfmt.Result) {
+// add adds the values of rec, from side 0 (old) or 1 (new), to the cells
+// of its row in each of its tables (one per unit).
+func (b *builder) add(side int, tableKeys []benchproc.Key, row, residue benchproc.Key, rec *benchfmt.Result) {
 	for i, tk := range tableKeys {
 		t := b.tables[tk]
 		if t == nil {
-			t = &builderTable{rows: make(map[benchproc.Key]struct{}), cells: make(map[benchproc.Key]*[2]*builderCell)}
+			t = &builderTable{cells: make(map[benchproc.Key]*[2]*builderCell)}
 			b.tables[tk] = t
 		}
 		cells := t.cells[row]
 		if cells == nil {
 			cells = new([2]*builderCell)
 			t.cells[row] = cells
-			t.rows[row] = struct{}{}
 		}
 		c := cells[side]
 		if c == nil {
@@ -202,8 +204,7 @@ func (b *builder) add(side int, tableKeys []benchproc.Key, row, col, residue ben
 
 // fill computes t's rows and geomean from the collected cells.
 func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmath.Thresholds, confidence float64) {
-	rows := sortedKeys(bt.rows)
-	for _, rk := range rows {
+	for _, rk := range sortedKeys(bt.cells) {
 		cells := bt.cells[rk]
 		row := &Row{Name: rk.StringValues()}
 		var samples [2]*benchmath.Sample
@@ -333,7 +334,7 @@ func geomean(t *Table) *Geomean {
 	return g
 }
 
-func sortedKeys(m map[benchproc.Key]struct{}) []benchproc.Key {
+func sortedKeys[V any](m map[benchproc.Key]V) []benchproc.Key {
 	keys := make([]benchproc.Key, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

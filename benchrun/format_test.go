@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,6 +180,49 @@ func TestAAFigures(t *testing.T) {
 		}
 		if rows != 28 || flagged != want[name] {
 			t.Errorf("%s: %d of %d sec/op rows significant; docs/bench.md says %d of 28", name, flagged, rows, want[name])
+		}
+	}
+}
+
+// A benchmark that allocated nothing and now allocates is a regression at
+// any threshold, though its relative change has no finite value.
+func TestRegressionFromZero(t *testing.T) {
+	var old, new strings.Builder
+	old.WriteString("pkg: example.com/m\n")
+	new.WriteString("pkg: example.com/m\n")
+	for i := range 6 {
+		fmt.Fprintf(&old, "BenchmarkX-2 1000 %d ns/op 0 B/op 0 allocs/op\n", 100+i)
+		fmt.Fprintf(&new, "BenchmarkX-2 1000 %d ns/op 16 B/op 1 allocs/op\n", 100+i)
+	}
+	r, err := Compare(Input{Label: "old", R: strings.NewReader(old.String())}, Input{Label: "new", R: strings.NewReader(new.String())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range r.Regressions(0.99) {
+		got = append(got, g.String())
+	}
+	want := []string{
+		"example.com/m X-2: bytes 0 → 16 (p=0.002)",
+		"example.com/m X-2: allocs 0 → 1 (p=0.002)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Regressions(0.99):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A failure's output is indented in the text formats, and a code block
+// inside its list item in Markdown, where lines would otherwise be joined.
+func TestFailureNotes(t *testing.T) {
+	r := compareTestdata(t, "codec")
+	r.Failures = []*Failure{{Side: "new", Package: "example.com/m", Runs: 2, Error: "exit status 2", Tail: "panic: boom\n\ngoroutine 1"}}
+	for f, want := range map[Format]string{
+		Benchcmp: "\nFAIL new example.com/m: exit status 2 (2 of its runs)\n    panic: boom\n    \n    goroutine 1\n",
+		Gerrit:   "\nFAIL new example.com/m: exit status 2 (2 of its runs)\n    panic: boom\n    \n    goroutine 1\n",
+		Markdown: "\n- FAIL new example.com/m: exit status 2 (2 of its runs)\n  ```\n  panic: boom\n  \n  goroutine 1\n  ```\n- ~ not significant",
+	} {
+		if got := r.String(f); !strings.Contains(got, want) {
+			t.Errorf("%s output lacks %q:\n%s", f, want, got)
 		}
 	}
 }

@@ -1,25 +1,38 @@
 package benchrun
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // A Regression is a benchmark that got significantly worse by more than a
 // threshold.
 type Regression struct {
-	Table *Table
-	Row   *Row
+	Table *Table // the benchmark's configuration and unit
+	Row   *Row   // the benchmark, with its comparison
 }
 
+// String describes g in one line, as -fail-on-regression names it:
+// "example.com/codec WriteInts-2: ns/op +49.95% (p=0.002)", or, for a
+// median that was zero, "example.com/codec WriteInts-2: allocs 0 → 2
+// (p=0.000)".
 func (g Regression) String() string {
 	pkg := g.Table.Get("pkg")
 	if pkg != "" {
 		pkg += " "
 	}
-	return fmt.Sprintf("%s%s: %s %+.2f%% (p=%.3f)", pkg, g.Row.Name, viewOf(g.Table).name, g.Row.Compare.Delta*100, g.Row.Compare.P)
+	v := viewOf(g.Table)
+	change := fmt.Sprintf("%+.2f%%", g.Row.Compare.Delta*100)
+	if g.Row.Old.Center == 0 {
+		change = "0 → " + v.format(g.Row.New.Center)
+	}
+	return fmt.Sprintf("%s%s: %s %s (p=%.3f)", pkg, g.Row.Name, v.name, change, g.Row.Compare.P)
 }
 
 // Regressions returns the rows whose change is significant, in the worse
-// direction of their unit, and larger than threshold (0.05 for 5%). The
-// geomean rows never count: they have no significance test.
+// direction of their unit, and larger than threshold (0.05 for 5%). A
+// change from a zero median (no allocations, say) is larger than any
+// threshold. The geomean rows never count: they have no significance test.
 func (r *Result) Regressions(threshold float64) []Regression {
 	var list []Regression
 	for _, t := range r.Tables {
@@ -28,7 +41,7 @@ func (r *Result) Regressions(threshold float64) []Regression {
 			if c == nil || c.Verdict != Worse {
 				continue
 			}
-			if c.Delta > threshold || c.Delta < -threshold {
+			if row.Old.Center == 0 || math.Abs(c.Delta) > threshold {
 				list = append(list, Regression{t, row})
 			}
 		}

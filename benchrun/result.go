@@ -136,7 +136,8 @@ type Comparison struct {
 	N2    int     `json:"n2"`
 	Alpha float64 `json:"alpha"`
 
-	// Delta is the relative change of the medians, new/old - 1.
+	// Delta is the relative change of the medians, new/old - 1; 0 when
+	// the old median is 0 (as JSON has no infinity).
 	Delta float64 `json:"delta"`
 
 	// Significant reports whether P <= Alpha: a "~" in every format
@@ -178,7 +179,7 @@ type Failure struct {
 	Package string `json:"package"`
 	Runs    int    `json:"runs"` // how many of its runs failed
 	Error   string `json:"error"`
-	Tail    string `json:"tail"` // the last lines of its output
+	Tail    string `json:"tail"` // its output's last lines, or from "panic: " on
 }
 
 // RunInfo says how a Result's benchmarks were run.

@@ -15,26 +15,17 @@ import (
 func writeReview(w io.Writer, r *Result, md bool) error {
 	bw := &errWriter{w: w}
 	bw.printf("%s\n", intro(r, md))
-	for _, g := range groupTables(r.Tables) {
-		if len(g.config) > 0 && len(groupTables(r.Tables)) > 1 {
-			var cfg []string
-			for _, c := range g.config {
-				if c.Key == "pkg" {
-					cfg = append(cfg, c.Value)
-				}
-			}
-			if len(cfg) > 0 {
-				if md {
-					bw.printf("\n**%s**\n", cfg[0])
-				} else {
-					bw.printf("\n%s:\n", cfg[0])
-				}
+	groups := groupTables(r.Tables)
+	for _, g := range groups {
+		// Several groups are several packages, usually: name each.
+		if pkg := g.tables[0].Get("pkg"); len(groups) > 1 && pkg != "" {
+			if md {
+				bw.printf("\n**%s**\n", pkg)
+			} else {
+				bw.printf("\n%s:\n", pkg)
 			}
 		}
 		for _, t := range g.tables {
-			if !t.HasOld || !t.HasNew {
-				continue
-			}
 			v := viewOf(t)
 			rows := [][]string{{"benchmark", "old " + v.name, "new " + v.name, v.deltaName}}
 			for _, row := range t.Rows {
@@ -67,12 +58,7 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 			}
 		}
 	}
-	if md {
-		// Markdown joins lines; make each note a list item.
-		notes(bw, r, "- ")
-	} else {
-		notes(bw, r, "")
-	}
+	notes(bw, r, md)
 	return bw.err
 }
 

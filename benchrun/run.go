@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type Options struct {
 	Count     int           // runs per side; 0 means 10
 	Benchtime string        // -test.benchtime, as go test takes it; "" for its default
 	CPU       string        // -test.cpu list; "" for its default
-	Timeout   time.Duration // -test.timeout of each run; 0 means 10 minutes
+	Timeout   time.Duration // how long one run may take before it is killed; 0 means 10 minutes
 	Order     Order         // "" means Interleaved
 	Seed      uint64        // seed of the Shuffled order; 0 picks one, which the result records
 
@@ -47,6 +48,7 @@ type Options struct {
 	// (with \r): set it only when it is a terminal.
 	Progress io.Writer
 
+	// Compare holds the statistical settings; nil means benchstat's.
 	Compare *CompareOptions
 }
 
@@ -99,7 +101,16 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	if o.Order == Shuffled && o.Seed == 0 {
-		o.Seed = rand.Uint64()
+		// Below 2^53, so that the seed in the JSON survives readers
+		// that hold numbers as float64.
+		o.Seed = rand.Uint64N(1 << 53)
+	}
+
+	if o.OutDir != "" {
+		// Now, not after an hour of benchmarks.
+		if err := os.MkdirAll(o.OutDir, 0o777); err != nil {
+			return nil, fmt.Errorf("keeping the raw results: %v", err)
+		}
 	}
 
 	r, err := openRepo(o.Dir)
@@ -133,7 +144,10 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if err := os.Mkdir(dir, 0o777); err != nil {
 			return nil, err
 		}
-		if err := writeTree(c, dir); err != nil {
+		if err := writeTree(ctx, c, dir); err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
 			return nil, fmt.Errorf("%s side (%s): writing its files: %v", sideNames[side], revs[side], err)
 		}
 		modDirs[side] = filepath.Join(dir, filepath.FromSlash(r.modRel))
@@ -145,7 +159,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if !explicit {
 		dirs, err := r.touchedDirs(base, head)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("diff %s..%s: %v", o.Base, o.Head, err)
 		}
 		for _, d := range dirs {
 			if goFiles(filepath.Join(modDirs[1], filepath.FromSlash(d))) {
@@ -157,6 +171,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 	}
 	pkgs, skipped, err := listPackages(ctx, modDirs[1], patterns)
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("new side (%s): %v", o.Head, err)
 	}
@@ -183,37 +200,37 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	prog := newProgress(o.Progress, len(pkgs)*2*o.Count)
 	defer prog.done()
 
-	// Build once per side and package.
+	// Build once per side and package. A package that the old side lacks
+	// (the head adds it) or that has no test files there (the head adds
+	// its first benchmarks) gets no binary: its benchmarks are all "added".
 	var bins [2][]string
 	for side := range 2 {
+		bins[side] = make([]string, len(pkgs))
 		for i, p := range pkgs {
-			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
-			if side == 0 && !goFiles(filepath.Join(modDirs[0], filepath.FromSlash(p.rel))) {
-				// A package the head adds: its benchmarks are
-				// all "added".
-				bins[side] = append(bins[side], "")
+			if !goFiles(filepath.Join(modDirs[side], filepath.FromSlash(p.rel))) {
 				continue
 			}
+			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
 			prog.building(sideNames[side], p.rel)
 			t0 := time.Now()
-			err := buildTest(ctx, modDirs[side], p, bin)
+			built, err := buildTest(ctx, modDirs[side], p, bin)
 			info.Build += time.Since(t0)
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
 			}
 			if err != nil {
-				if isBuildError(err) {
-					return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
-						sideNames[side], revs[side], short(commits[side]), p.rel, err)
-				}
-				return nil, err
+				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
+					sideNames[side], revs[side], short(commits[side]), p.rel, err)
 			}
-			bins[side] = append(bins[side], bin)
+			if built {
+				bins[side][i] = bin
+			}
 		}
 	}
 
-	args := []string{"-test.run=^$", "-test.bench=" + o.Bench, "-test.benchmem", "-test.count=1",
-		"-test.timeout=" + o.Timeout.String()}
+	// No -test.timeout: the testing package stops its alarm before it
+	// runs benchmarks, so runBinary enforces o.Timeout itself.
+	args := []string{"-test.run=^$", "-test.bench=" + o.Bench, "-test.benchmem", "-test.count=1"}
 	if o.Benchtime != "" {
 		args = append(args, "-test.benchtime="+o.Benchtime)
 	}
@@ -235,7 +252,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		p := pkgs[j.pkg]
 		prog.run(i, sideNames[j.side], p.rel)
 		t0 := time.Now()
-		out, runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args)
+		out, runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args, o.Timeout)
 		info.BenchTime += time.Since(t0)
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
@@ -247,7 +264,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if runErr != nil {
 			f := failures[j]
 			if f == nil {
-				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: tail(out, 15)}
+				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: excerpt(out, 15)}
 				failures[j] = f
 				failOrder = append(failOrder, j)
 			}
@@ -256,17 +273,16 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	prog.done()
 
-	outDir := o.OutDir
-	if outDir == "" {
-		outDir = tmp
-	} else if err := os.MkdirAll(outDir, 0o777); err != nil {
-		return nil, err
-	}
 	var inputs [2]Input
 	for side := range 2 {
-		name := filepath.Join(outDir, sideNames[side]+".txt")
-		if err := os.WriteFile(name, raw[side].buf.Bytes(), 0o666); err != nil {
-			return nil, err
+		// Name is what a warning cites: the kept file, or the one
+		// that would have been kept.
+		name := sideNames[side] + ".txt"
+		if o.OutDir != "" {
+			name = filepath.Join(o.OutDir, name)
+			if err := os.WriteFile(name, raw[side].buf.Bytes(), 0o666); err != nil {
+				return nil, fmt.Errorf("keeping the raw results: %v", err)
+			}
 		}
 		inputs[side] = Input{Label: revs[side], Name: name, R: bytes.NewReader(raw[side].buf.Bytes())}
 	}
@@ -299,9 +315,12 @@ func interrupted(ctx context.Context) error {
 }
 
 // runBinary runs a test binary in dir, in a process group of its own, and
-// returns its combined output.
-func runBinary(ctx context.Context, bin, dir string, args []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
+// returns its combined output. It kills the group when ctx is cancelled or
+// when the run takes longer than timeout, which is then its error.
+func runBinary(ctx context.Context, bin, dir string, args []string, timeout time.Duration) ([]byte, error) {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = benchEnv()
 	ownGroup(cmd)
@@ -310,6 +329,9 @@ func runBinary(ctx context.Context, bin, dir string, args []string) ([]byte, err
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	err := cmd.Run()
+	if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
+		err = fmt.Errorf("timed out: killed after %v", timeout)
+	}
 	return out.Bytes(), err
 }
 
@@ -319,9 +341,14 @@ func goFiles(dir string) bool {
 	return len(m) > 0
 }
 
-// tail returns the last n lines of out.
-func tail(out []byte, n int) string {
+// excerpt returns at most n lines of a failed run's output, those that say
+// why: from the first "panic: " line on when there is one (its goroutine
+// dump would fill the tail), else the last n.
+func excerpt(out []byte, n int) string {
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "panic: ") }); i >= 0 {
+		return strings.Join(lines[i:min(i+n, len(lines))], "\n")
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,6 +93,26 @@ func TestRunNewPackage(t *testing.T) {
 	}
 	if out := res.String(Benchcmp); !strings.Contains(out, "added (new only): Extra-") {
 		t.Errorf("benchcmp output does not list Extra as added:\n%s", out)
+	}
+}
+
+// A package whose first test file the head adds builds no test binary on
+// the old side: its benchmarks are added, not a build failure.
+func TestRunFirstBenchmarks(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo)
+	r.commit("sum: benchmark", "sum/sum_test.go", sumTestGo)
+	o := quick(r.dir)
+	o.Count = 1
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) > 0 {
+		t.Errorf("failures: %+v", res.Failures[0])
+	}
+	if out := res.String(Benchcmp); !strings.Contains(out, "added (new only): Sum-") || !strings.Contains(out, "Alloc-") {
+		t.Errorf("benchcmp output does not list Sum and Alloc as added:\n%s", out)
 	}
 }
 
@@ -191,6 +212,39 @@ func TestRunFailure(t *testing.T) {
 	}
 }
 
+// A run that takes longer than the timeout is killed and reported as a
+// failure (the testing package's own -test.timeout does not cover
+// benchmarks); the benchmarks it ran before are still compared.
+func TestRunTimeout(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	r.commit("sum: slow benchmark", "sum/sum_test.go", strings.Replace(sumTestGo, `import "testing"`, `import (
+	"testing"
+	"time"
+)`, 1)+`
+func BenchmarkSlow(b *testing.B) {
+	time.Sleep(time.Minute)
+}
+`)
+	o := quick(r.dir)
+	o.Count = 1
+	o.Timeout = 3 * time.Second
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Run.BenchTime; d > 30*time.Second {
+		t.Errorf("the runs took %v; the timeout is 3s", d)
+	}
+	if len(res.Failures) != 1 {
+		t.Fatalf("failures = %+v, want the new side's timeout", res.Failures)
+	}
+	if f := res.Failures[0]; f.Side != "new" || f.Error != "timed out: killed after 3s" {
+		t.Errorf("failure = %+v", f)
+	}
+	findRow(t, res, "sec/op", "Sum")
+}
+
 // Cancelling kills the running benchmark and the processes it started, and
 // removes the temporary directory.
 func TestRunCancel(t *testing.T) {
@@ -270,4 +324,27 @@ func alive(pid int) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return true
+}
+
+// The excerpt of a failed run's output shows why it failed: a panic's
+// message rather than the end of its goroutine dump.
+func TestExcerpt(t *testing.T) {
+	var dump []string
+	for i := range 40 {
+		dump = append(dump, fmt.Sprintf("\tframe %d", i))
+	}
+	tests := []struct {
+		out, want string
+	}{
+		{"goos: linux\nBenchmarkX\n    x_test.go:9: boom\n--- FAIL: BenchmarkX\nFAIL\n",
+			"BenchmarkX\n    x_test.go:9: boom\n--- FAIL: BenchmarkX\nFAIL"},
+		{"a\nb\nc\nd\ne\nf\n", "c\nd\ne\nf"},
+		{"BenchmarkX\npanic: test timed out after 1s\n\trunning tests:\n\n" + strings.Join(dump, "\n") + "\n",
+			"panic: test timed out after 1s\n\trunning tests:\n\n\tframe 0"},
+	}
+	for _, tt := range tests {
+		if got := excerpt([]byte(tt.out), 4); got != tt.want {
+			t.Errorf("excerpt(%q, 4) = %q, want %q", tt.out, got, tt.want)
+		}
+	}
 }

@@ -46,7 +46,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		count := fs.Int("count", 0, "runs per side (default: bench.count, 10)")
 		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
 		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
-		timeout := fs.Duration("timeout", 0, "each run's -test.timeout (default: bench.timeout, 10m)")
+		timeout := fs.Duration("timeout", 0, "kill a run that takes longer than `D`, and report it as failed (default: bench.timeout, 10m)")
 		order := fs.String("order", "", "run `ORDER`: interleaved, shuffled or sequential (default: bench.order)")
 		seed := fs.Uint64("seed", 0, "seed of the shuffled order (default: random, printed)")
 		outDir := fs.String("o", "", "keep the raw results in `DIR` as old.txt and new.txt")
@@ -78,6 +78,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			}
 			if !set["timeout"] {
 				*timeout = bc.Timeout
+			} else if *timeout < 0 {
+				return usagef("-timeout must not be negative")
 			}
 			if !set["order"] {
 				*order = bc.Order
@@ -85,6 +87,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			ord, err := benchrun.ParseOrder(*order)
 			if err != nil {
 				return usagef("-order: %v", err)
+			}
+			if set["seed"] && ord != benchrun.Shuffled {
+				return usagef("-seed is for the shuffled order; add -order shuffled")
 			}
 			if *jsonOut {
 				*format = string(benchrun.JSON)
@@ -139,7 +144,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					opts.Seed = rand.Uint64N(1 << 53)
 					fmt.Fprintf(e.stderr, "patchbot bench: shuffled order, seed %d (-seed %d repeats it)\n", opts.Seed, opts.Seed)
 				}
-				if isTerminal(e.stdout) {
+				// The line goes to stderr, for someone watching
+				// stdout: neither may be a file or a pipe.
+				if isTerminal(e.stdout) && isTerminal(e.stderr) {
 					opts.Progress = e.stderr
 				}
 				res, err = benchrun.Run(e.ctx, opts)
@@ -188,10 +195,16 @@ func isTerminal(w any) bool {
 }
 
 // commandLine reconstructs the command line for the JSON result: the flags
-// that were set, then the arguments.
+// that were set, a repeated flag once per value, then the arguments.
 func commandLine(fs *flag.FlagSet, args []string) []string {
 	line := []string{"patchbot", fs.Name()}
 	fs.Visit(func(f *flag.Flag) {
+		if vs, ok := f.Value.(*stringsFlag); ok {
+			for _, v := range *vs {
+				line = append(line, "-"+f.Name+"="+v)
+			}
+			return
+		}
 		line = append(line, "-"+f.Name+"="+f.Value.String())
 	})
 	return append(line, args...)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"strings"
 	"testing"
 
 	"github.com/patchbot/patchbot/benchrun"
@@ -25,5 +27,20 @@ func TestBenchConfigLists(t *testing.T) {
 		if i < len(config.BenchFormats) && config.BenchFormats[i] != string(f) {
 			t.Errorf("config.BenchFormats[%d] = %q, benchrun.Formats[%d] = %q", i, config.BenchFormats[i], i, f)
 		}
+	}
+}
+
+// The command line in the JSON result can be run again: a repeated flag
+// appears once per value.
+func TestBenchCommandLine(t *testing.T) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	cmdBench.setup(fs)
+	if err := fs.Parse([]string{"-pkg", "./a", "-pkg", "./b", "-count", "3", "HEAD~2"}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(commandLine(fs, fs.Args()), " ")
+	want := "patchbot bench -count=3 -pkg=./a -pkg=./b HEAD~2"
+	if got != want {
+		t.Errorf("commandLine = %q, want %q", got, want)
 	}
 }

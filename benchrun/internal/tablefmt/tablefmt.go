@@ -53,9 +53,9 @@ import (
 type Align uint8
 
 const (
-	Left Align = iota
-	Right
-	Center
+	Left   Align = iota // padded on the right
+	Right               // padded on the left
+	Center              // padded on both sides, the odd space on the right
 )
 
 // A Cell is one entry of a table.
