@@ -276,11 +276,6 @@ func (f *pushFlags) target(e *env, name string, rc *config.Review, repo string, 
 			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
 	}
 	t.g = g
-	// The URL review.Gerrit.Push uses when given no Remote, for a dry run
-	// to show.
-	t.remote = server + "/" + project
-	if signedIn {
-		t.remote = server + "/a/" + project
-	}
+	t.remote = g.PushRemote(project) // what Push uses, for a dry run to show
 	return t, nil
 }

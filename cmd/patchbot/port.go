@@ -102,13 +102,7 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			for _, r := range remaps {
-				rm, err := port.ParseRemap(r)
-				if err != nil {
-					return usagef("-remap: %v", err)
-				}
-				opts.Remaps = append(opts.Remaps, rm)
-			}
+			opts.Remaps = append(opts.Remaps, remaps...)
 			if *author != "" && !strings.Contains(*author, "<") {
 				return usagef("-author %q: want 'Name <email>'", *author)
 			}
@@ -324,15 +318,22 @@ func portPlural(n int) string {
 	return "s"
 }
 
-// remapsFlag collects repeated -remap flags.
-type remapsFlag []string
+// remapsFlag collects repeated -remap flags, parsed as they are given.
+type remapsFlag []port.Remap
 
-func (r *remapsFlag) String() string { return strings.Join(*r, ",") }
+func (r *remapsFlag) String() string {
+	s := make([]string, len(*r))
+	for i, rm := range *r {
+		s[i] = rm.String()
+	}
+	return strings.Join(s, ",")
+}
 
 func (r *remapsFlag) Set(s string) error {
-	if _, err := port.ParseRemap(s); err != nil {
+	rm, err := port.ParseRemap(s)
+	if err != nil {
 		return err
 	}
-	*r = append(*r, s)
+	*r = append(*r, rm)
 	return nil
 }

@@ -630,16 +630,33 @@ func (p *parser) hunks(f *FileDiff) error {
 			}
 			p.i++
 		}
-		if !strings.HasSuffix(h.Lines[len(h.Lines)-1].Text, "\n") {
-			// Only the last old and the last new line may lack a newline.
-			last := h.Lines[len(h.Lines)-1].Op
-			for _, l := range h.Lines[:len(h.Lines)-1] {
-				if !strings.HasSuffix(l.Text, "\n") && (l.Op == ' ' || l.Op == last) {
-					return p.errorf(h.Line-1, "'\\ No newline at end of file' in the middle of the hunk")
-				}
-			}
+		if err := p.checkNoNewline(h); err != nil {
+			return err
 		}
 		f.Hunks = append(f.Hunks, h)
+	}
+	return nil
+}
+
+// checkNoNewline checks that only the last old line and the last new line
+// of h lack a newline: a file ends there, so no line of its side can follow.
+func (p *parser) checkNoNewline(h *Hunk) error {
+	lastOld, lastNew := -1, -1
+	for i, l := range h.Lines {
+		if l.Op != '+' {
+			lastOld = i
+		}
+		if l.Op != '-' {
+			lastNew = i
+		}
+	}
+	for i, l := range h.Lines {
+		if strings.HasSuffix(l.Text, "\n") {
+			continue
+		}
+		if (l.Op != '+' && i != lastOld) || (l.Op != '-' && i != lastNew) {
+			return p.errorf(h.Line-1, "'\\ No newline at end of file' in the middle of the hunk")
+		}
 	}
 	return nil
 }

@@ -137,6 +137,10 @@ func TestParse(t *testing.T) {
 			"error: p:4: \"# HG changeset patch\" after a diff"},
 		{"bad binary", "diff --git a/b b/b\nGIT binary patch\nliteral 5\nzzzz\n\n", "error: p:4: binary patch: corrupt data line"},
 		{"index disagrees", "Index: a\n====\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-x\n+y\n", "error: p:1: 'Index: a' but the diff is about b"},
+		{"no newline before context", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n\\ No newline at end of file\n+b\n c\n",
+			"error: p:4: '\\ No newline at end of file' in the middle of the hunk"},
+		{"no newline on both last lines", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n c\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n",
+			"patch at line 1 git=true\n  message \"\"\n  file line 1 modify \"x\" -> \"x\" mode 0 -> 0\n    hunk line 4 -1,2 +1,2\n       \"c\\n\"\n      -\"a\"\n      +\"b\"\n"},
 		{"mixed styles", "diff --git a/x b/x\nold mode 100644\nnew mode 100755\ndiff -r 0123456789ab y\n--- a/y\td\n+++ b/y\td\n@@ -1 +1 @@\n-a\n+b\n",
 			"error: p:4: git-style and plain diffs mixed in one patch"},
 	}

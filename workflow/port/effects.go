@@ -35,11 +35,6 @@ func (e *effects) do(what string, fn func() error) error {
 // note records something the port decided not to do.
 func (e *effects) note(what string) { e.log = append(e.log, what) }
 
-// count returns the number of objects the port created.
-func (t *tree) count() int {
-	return len(t.mem.Blobs) + len(t.mem.Trees) + len(t.mem.Commits)
-}
-
 // fail turns the failures of changeset i of n into an *ApplyError, writing
 // the failing hunks to the reject directory when there is one.
 func (p *porter) fail(pt *hgpatch.Patch, i, n int, fails []Failure) error {

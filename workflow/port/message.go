@@ -108,10 +108,12 @@ func existingChangeID(msg string) string {
 	return strings.TrimSpace(strings.TrimPrefix(m, "Change-Id: "))
 }
 
-// addChangeID appends a Change-Id trailer to msg the way Gerrit's
-// commit-msg hook and git-codereview do: on its own line after a final
-// trailer block, else after a blank line. A message that has a Change-Id
-// keeps it.
+// addChangeID appends a Change-Id trailer to msg the way git-codereview's
+// commit-msg hook does: on its own line at the end of a final trailer
+// block, else after a blank line. (Gerrit's own hook differs only when the
+// block has a Signed-off-by line, which it puts the Change-Id before;
+// Mercurial-era Go messages have none.) A message that has a Change-Id
+// keeps it, so adding twice changes nothing.
 func addChangeID(msg, id string) string {
 	msg = strings.TrimRight(msg, "\n")
 	if existingChangeID(msg) != "" {

@@ -39,6 +39,15 @@ type Remap struct {
 
 func (r Remap) String() string { return r.Old + "=" + r.New }
 
+// matches reports whether r rewrites p: a directory remap ("src/pkg/")
+// every path under it, a file remap ("a.go") that path only, not "a.go.orig".
+func (r Remap) matches(p string) bool {
+	if strings.HasSuffix(r.Old, "/") {
+		return strings.HasPrefix(p, r.Old)
+	}
+	return p == r.Old
+}
+
 // ParseRemap parses "OLD=NEW" as -remap and the configuration write it.
 func ParseRemap(s string) (Remap, error) {
 	old, new, ok := strings.Cut(s, "=")
@@ -69,7 +78,7 @@ type RemapUse struct {
 // the old path is left alone.
 func (t *tree) remap(p string, creates bool, remaps []Remap) (string, *Remap) {
 	for i, r := range remaps {
-		if !strings.HasPrefix(p, r.Old) {
+		if !r.matches(p) {
 			continue
 		}
 		cand := r.New + p[len(r.Old):]

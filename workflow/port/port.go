@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,14 +58,14 @@ type Options struct {
 	// GIT_COMMITTER_* variables and git config).
 	Committer *object.Signature
 
-	Checkout  bool   // check the branch out (refused when the work tree has changes)
+	Checkout  bool   // check the branch out (refused when the work tree has changes, or an untracked file the port would overwrite)
 	RejectDir string // where to write the hunks that fail, as NAME.rej
 	DryRun    bool   // compute everything, write nothing
 }
 
 // An Input is one patch file.
 type Input struct {
-	Name string // for messages: the file name, or "-" for standard input
+	Name string // for messages: the file name ('patchbot port' says "<stdin>" for standard input)
 	Data []byte
 }
 
@@ -198,6 +199,8 @@ type porter struct {
 	fx   *effects
 	tree *tree
 	res  *Result
+
+	untracked []string // with Checkout: the work tree's untracked files
 }
 
 func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
@@ -215,7 +218,7 @@ func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
 	}
 	baseTree, err := base.Tree()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the tree of %s (%s): %v", onto, short(base.Hash.String()), err)
 	}
 	committer, err := p.committer()
 	if err != nil {
@@ -426,6 +429,9 @@ func (p *porter) publish() error {
 	if !ref.IsBranch() || strings.ContainsAny(p.res.Branch, " ~^:?*[\\") || strings.Contains(p.res.Branch, "..") {
 		return fmt.Errorf("bad branch name %q", p.res.Branch)
 	}
+	if err := p.checkUntracked(); err != nil {
+		return err
+	}
 	if old, err := p.repo.Reference(ref, true); err == nil {
 		if p.samePort(old.Hash()) {
 			p.res.UpToDate = true
@@ -488,10 +494,24 @@ func (p *porter) checkClean() error {
 	}
 	for name, s := range st {
 		if s.Staging == git.Untracked && s.Worktree == git.Untracked {
+			p.untracked = append(p.untracked, name)
 			continue
 		}
 		if s.Staging != git.Unmodified || s.Worktree != git.Unmodified {
 			return fmt.Errorf("-checkout: the work tree has changes (%s, and maybe more); commit or stash them first, or port without -checkout", name)
+		}
+	}
+	return nil
+}
+
+// checkUntracked refuses, before anything is written, a checkout that
+// would overwrite an untracked file with one of the port's, as git checkout
+// does: go-git's checkout would overwrite it silently.
+func (p *porter) checkUntracked() error {
+	slices.Sort(p.untracked)
+	for _, name := range p.untracked {
+		if p.tree.lookup(filepath.ToSlash(name)) != nil {
+			return fmt.Errorf("-checkout: the port has a file %s where the work tree has an untracked one; move it away first, or port without -checkout", name)
 		}
 	}
 	return nil

@@ -306,3 +306,23 @@ func TestEmptyChangeset(t *testing.T) {
 		t.Errorf("Port: %v", err)
 	}
 }
+
+// TestRemapFile: a remap of a file renames that file only, not every path
+// that starts with its name.
+func TestRemapFile(t *testing.T) {
+	base := t.TempDir()
+	os.WriteFile(filepath.Join(base, "new.go"), []byte("a\n"), 0o666)
+	os.WriteFile(filepath.Join(base, "new.go.orig"), []byte("a\n"), 0o666)
+	repo := gitRepoFrom(t, base)
+	patch := func(name string) []Input {
+		return []Input{{"r.patch", []byte("--- a/" + name + "\n+++ b/" + name + "\n@@ -1 +1 @@\n-a\n+b\n")}}
+	}
+	opts := Options{Repo: repo, Remaps: []Remap{{"old.go", "new.go"}}, DryRun: true}
+	res, err := Port(&opts, patch("old.go"))
+	if err != nil || len(res.Remaps) != 1 || res.Remaps[0].To != "new.go" {
+		t.Fatalf("port of old.go with old.go=new.go: %+v, %v; want it remapped to new.go", res, err)
+	}
+	if _, err := Port(&opts, patch("old.go.orig")); err == nil || !strings.Contains(err.Error(), "old.go.orig: file to change does not exist") {
+		t.Errorf("port of old.go.orig with old.go=new.go: %v; want old.go.orig left alone (and missing)", err)
+	}
+}

@@ -237,6 +237,11 @@ func (t *tree) store(o interface {
 	return t.mem.SetEncodedObject(obj)
 }
 
+// count returns the number of objects the port created.
+func (t *tree) count() int {
+	return len(t.mem.Blobs) + len(t.mem.Trees) + len(t.mem.Commits)
+}
+
 // flush copies the objects the port created into the repository.
 func (t *tree) flush(dst storer.EncodedObjectStorer) (int, error) {
 	n := 0

@@ -66,7 +66,7 @@ func GerritAuthFromEnv(serverURL string, getenv func(string) string) (*GerritAut
 	}
 	u, err := url.Parse(serverURL)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("server URL %q: %v", redactURL(serverURL), err)
 	}
 	file := cookieFile(getenv)
 	if file == "" {
@@ -77,7 +77,7 @@ func GerritAuthFromEnv(serverURL string, getenv func(string) string) (*GerritAut
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("reading cookie file: %v", err)
+		return nil, fmt.Errorf("reading the cookie file for Gerrit: %v (fix it or point 'git config http.cookiefile' elsewhere, or set %s and %s)", err, EnvGerritUser, EnvGerritPassword)
 	}
 	if len(cookiesFor(string(data), u)) == 0 {
 		return nil, nil
@@ -150,9 +150,4 @@ type GitHubAuth struct {
 // sets them.
 func GitHubAuthFromEnv(getenv func(string) string) *GitHubAuth {
 	return &GitHubAuth{Token: Secret(getenv(EnvGitHubToken)), APIURL: getenv(EnvGitHubAPIURL)}
-}
-
-func readFile(name string) (string, error) {
-	b, err := os.ReadFile(name)
-	return string(b), err
 }

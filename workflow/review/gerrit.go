@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/build/gerrit"
@@ -105,6 +104,11 @@ type GerritPost struct {
 	Revision string         // a patch set number or commit; "" for the current patch set
 	Labels   map[string]int // votes to add with the message, such as {"Run-TryBot": 1}
 	Message  Message
+
+	// Once posts at most one message of the kind per patch set: one
+	// already there counts whatever its text. Benchmark figures differ on
+	// every run, so without it a job run twice would post twice.
+	Once bool
 }
 
 // Post posts p.Message as a review message on p.Change's patch set, tagged
@@ -135,7 +139,7 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 	}
 	tag := Tag(p.Message.Kind)
 	text := fit(p.Message.Text, maxGerritMessage)
-	if hasMessage(ci.Messages, tag, ps, text) {
+	if hasMessage(ci.Messages, tag, ps, text, p.Once) {
 		res.Action = AlreadyPosted
 		return res, nil
 	}
@@ -154,7 +158,7 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 				if err != nil {
 					return err
 				}
-				if hasMessage(ci.Messages, tag, ps, text) {
+				if hasMessage(ci.Messages, tag, ps, text, p.Once) {
 					return nil
 				}
 			}
@@ -230,15 +234,18 @@ func joinInts(v []int) string {
 }
 
 // hasMessage reports whether msgs holds a message with the tag, on patch
-// set ps, whose text is text. Gerrit stores a review message as
+// set ps, whose text is text (any text, when anyText is set). Gerrit stores a review message as
 // "Patch Set N[: votes]\n\nTEXT"; the first line is Gerrit's, the rest ours.
 // The match is exact (after trimming space), never by substring: a shorter
 // or edited message is a different message.
-func hasMessage(msgs []gerrit.ChangeMessageInfo, tag string, ps int, text string) bool {
+func hasMessage(msgs []gerrit.ChangeMessageInfo, tag string, ps int, text string, anyText bool) bool {
 	want := strings.TrimSpace(text)
 	for _, m := range msgs {
 		if m.Tag != tag || m.RevisionNumber != ps {
 			continue
+		}
+		if anyText {
+			return true
 		}
 		body := m.Message
 		if strings.HasPrefix(body, "Patch Set ") {
@@ -311,18 +318,10 @@ func (g *Gerrit) needAuth(target string) error {
 
 func (g *Gerrit) server() string { return "Gerrit " + g.url }
 
-// retry runs op under the retry policy, turning its final error into an
+// retry runs fn under the retry policy, turning its final error into an
 // *Error for the target.
 func (g *Gerrit) retry(ctx context.Context, target, op string, fn func(context.Context) error) (int, error) {
-	notify := func(f failure, wait time.Duration, attempt int) {
-		g.opts.logf("%s: %s: %s: %s; retrying in %v (attempt %d of %d)", g.server(), target, op, describe(f), wait.Round(time.Millisecond), attempt, g.opts.policy().Attempts)
-	}
-	n, f, err := g.opts.policy().run(ctx, classifyGerrit, notify, fn)
-	if err == nil {
-		return n, nil
-	}
-	return n, &Error{Server: g.server(), Target: target, Op: op, Status: f.status, Detail: f.detail,
-		Hint: hint("Gerrit", f.status), Attempts: n, Err: err}
+	return g.opts.retry(ctx, g.server(), target, op, classifyGerrit, func(f failure) string { return hint("Gerrit", f.status) }, fn)
 }
 
 // classifyGerrit classifies the errors of x/build/gerrit (REST) and of

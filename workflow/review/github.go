@@ -85,7 +85,7 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 	}
 	res := &PostResult{Server: "github", Change: pr.String(), Kind: m.Kind}
 	body := commentBody(m)
-	old, err := g.find(ctx, pr, m.Kind)
+	old, err := g.find(ctx, pr, m.Kind, true)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +96,11 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 			return res, g.summary(ctx, m)
 		}
 	}
+	target := "pull request " + pr.String()
 	if !g.auth.Token.isSet() && !g.opts.DryRun {
-		return nil, &Error{Server: g.server(), Target: "pull request " + pr.String(), Op: "signing in",
+		return nil, &Error{Server: g.server(), Target: target, Op: "signing in",
 			Detail: "no token", Hint: "set " + EnvGitHubToken}
 	}
-	target := "pull request " + pr.String()
 	var what string
 	var fn func(context.Context) error
 	if old != nil {
@@ -121,8 +121,12 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 		fn = func(ctx context.Context) error {
 			if sent {
 				// The last attempt may have been stored before its
-				// answer was lost: look before creating another.
-				c, err := g.find(ctx, pr, m.Kind)
+				// answer was lost, or another run may have created
+				// the comment meanwhile: look before creating one,
+				// and edit the one found rather than add a second.
+				// No retry of its own here: this is one attempt of
+				// the loop around it.
+				c, err := g.find(ctx, pr, m.Kind, false)
 				if err != nil {
 					return err
 				}
@@ -131,6 +135,9 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 					if c.GetBody() == body {
 						return nil
 					}
+					res.Action = Updated
+					_, _, err = g.client.Issues.EditComment(ctx, pr.Owner, pr.Repo, c.GetID(), &github.IssueComment{Body: &body})
+					return err
 				}
 			}
 			sent = true
@@ -161,18 +168,27 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 
 // find returns the pull request's comment of the kind, or nil. A comment
 // is ours when its first line is the kind's marker; a reply quoting it
-// starts with "> " and does not count.
-func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string) (*github.IssueComment, error) {
+// starts with "> " and does not count. With retry, each page is read under
+// the retry policy; without, the first error is returned, for a caller that
+// is itself one attempt of a retry loop.
+func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bool) (*github.IssueComment, error) {
 	marker := Marker(kind)
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < 100; page++ { // 10,000 comments is past any real pull request
 		var cs []*github.IssueComment
 		var resp *github.Response
-		if _, err := g.retry(ctx, "pull request "+pr.String(), "reading the comments", func(ctx context.Context) error {
+		list := func(ctx context.Context) error {
 			var err error
 			cs, resp, err = g.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
 			return err
-		}); err != nil {
+		}
+		var err error
+		if retry {
+			_, err = g.retry(ctx, "pull request "+pr.String(), "reading the comments", list)
+		} else {
+			err = list(ctx)
+		}
+		if err != nil {
 			return nil, err
 		}
 		for _, c := range cs {
@@ -209,19 +225,19 @@ func (g *GitHub) summary(ctx context.Context, m Message) error {
 
 func (g *GitHub) server() string { return "GitHub " + g.api }
 
+// retry runs fn under the retry policy, turning its final error into an
+// *Error for the target.
 func (g *GitHub) retry(ctx context.Context, target, op string, fn func(context.Context) error) (int, error) {
-	notify := func(f failure, wait time.Duration, attempt int) {
-		g.opts.logf("%s: %s: %s: %s; retrying in %v (attempt %d of %d)", g.server(), target, op, describe(f), wait.Round(time.Millisecond), attempt, g.opts.policy().Attempts)
-	}
-	n, f, err := g.opts.policy().run(ctx, classifyGitHub, notify, fn)
-	if err == nil {
-		return n, nil
-	}
-	h := hint("GitHub", f.status)
+	return g.opts.retry(ctx, g.server(), target, op, classifyGitHub, gitHubHint, fn)
+}
+
+// gitHubHint says what to do about a failure: a 403 that is a rate limit
+// (transient) calls for waiting, not for other token scopes.
+func gitHubHint(f failure) string {
 	if f.status == http.StatusForbidden && f.transient {
-		h = hint("GitHub", http.StatusTooManyRequests)
+		return hint("GitHub", http.StatusTooManyRequests)
 	}
-	return n, &Error{Server: g.server(), Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: h, Attempts: n, Err: err}
+	return hint("GitHub", f.status)
 }
 
 // classifyGitHub classifies go-github's errors. go-github recognises

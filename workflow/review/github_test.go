@@ -303,3 +303,31 @@ func TestGitHubPrimaryRateLimit(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
+
+// TestGitHubCreateRaced: the first create fails (502) while another run
+// creates the comment of the kind with other text. The retry looks first,
+// finds that comment and edits it: still one comment of the kind.
+func TestGitHubCreateRaced(t *testing.T) {
+	f, auth := newFakeGitHub(t)
+	var posts atomic.Int32
+	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != "POST" || posts.Add(1) > 1 {
+			return false
+		}
+		f.SetComments([]reviewtest.Comment{{ID: 50, Body: Marker("bench") + "\nother run's table\n"}})
+		http.Error(w, `{"message":"bad gateway"}`, http.StatusBadGateway)
+		return true
+	})
+	g := newTestGitHub(t, auth, Options{})
+	res, err := g.Post(context.Background(), testPR, Message{Kind: "bench", Text: "table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := f.Comments()
+	if len(cs) != 1 || cs[0].ID != 50 || cs[0].Body != Marker("bench")+"\ntable\n" {
+		t.Errorf("comments = %+v, want the other run's comment, edited to say table", cs)
+	}
+	if res.Action != Updated || res.Attempts != 2 || f.Count("POST ") != 1 || f.Count("PATCH ") != 1 {
+		t.Errorf("post = %+v after %v; want updated in 2 attempts, one POST and one PATCH", res, f.Requests())
+	}
+}

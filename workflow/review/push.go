@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -109,10 +110,7 @@ func (g *Gerrit) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 		if o.Project == "" {
 			return nil, errors.New("push: no project and no remote URL")
 		}
-		remote = g.url + "/" + o.Project
-		if g.auth != nil {
-			remote = g.url + "/a/" + o.Project
-		}
+		remote = g.PushRemote(o.Project)
 	}
 	if _, err := CheckServerURL(remote); err != nil {
 		return nil, err
@@ -174,6 +172,16 @@ func (g *Gerrit) Push(ctx context.Context, o PushOptions) (*PushResult, error) {
 	res.DryRun = !ran
 	res.Changes = parsePushProgress(progress.String())
 	return res, nil
+}
+
+// PushRemote returns the URL Push pushes to for project when
+// PushOptions.Remote is empty: SERVER/a/PROJECT, Gerrit's authenticated
+// path, when g has credentials, else SERVER/PROJECT.
+func (g *Gerrit) PushRemote(project string) string {
+	if g.auth != nil {
+		return g.url + "/a/" + project
+	}
+	return g.url + "/" + project
 }
 
 // isNoNewChanges reports whether err is Gerrit refusing a push because
@@ -238,8 +246,8 @@ func (c *cookieAuth) String() string { return "cookies from " + c.file }
 
 func (c *cookieAuth) SetAuth(r *http.Request) {
 	c.once.Do(func() {
-		data, _ := readFile(c.file)
-		c.data = data
+		data, _ := os.ReadFile(c.file) // read before by GerritAuthFromEnv; gone since, no cookies (and a 401 that says what to set)
+		c.data = string(data)
 	})
 	for _, ck := range cookiesFor(c.data, r.URL) {
 		r.AddCookie(ck)

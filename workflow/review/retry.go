@@ -20,8 +20,8 @@ import (
 type Policy struct {
 	Attempts   int           // requests in all, at least 1
 	Backoff    time.Duration // wait before the second attempt; doubled each time after
-	MaxBackoff time.Duration // cap on one wait computed by backoff (Retry-After may ask for more)
-	MaxWait    time.Duration // cap on the total time spent waiting between attempts
+	MaxBackoff time.Duration // cap on one wait computed by backoff (Retry-After may ask for more); 0: MaxWait
+	MaxWait    time.Duration // cap on the total time spent waiting between attempts; 0 allows no wait, so no retry after a nonzero backoff
 }
 
 // DefaultPolicy is the policy of 'patchbot post' unless configured.
@@ -77,16 +77,37 @@ func (p Policy) run(ctx context.Context, classify func(error) failure, notify fu
 	}
 }
 
+// retry runs fn under o's policy, logging each retry as one line that
+// names the server, the target and the operation, and turns the final
+// error into an *Error whose Hint is hintFor of the last failure. It
+// returns the number of calls of fn.
+func (o *Options) retry(ctx context.Context, server, target, op string, classify func(error) failure, hintFor func(failure) string, fn func(context.Context) error) (int, error) {
+	p := o.policy()
+	notify := func(f failure, wait time.Duration, attempt int) {
+		o.logf("%s: %s: %s: %s; retrying in %v (attempt %d of %d)", server, target, op, describe(f), wait.Round(time.Millisecond), attempt, p.Attempts)
+	}
+	n, f, err := p.run(ctx, classify, notify, fn)
+	if err == nil {
+		return n, nil
+	}
+	return n, &Error{Server: server, Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: hintFor(f), Attempts: n, Err: err}
+}
+
 // backoff returns the wait after the i'th failed attempt: Backoff doubled
-// i-1 times, capped, with up to a quarter of jitter so that clients that
-// failed together do not retry together.
+// i-1 times, capped at MaxBackoff (or, without one, at MaxWait, past which
+// run would not wait anyway), with up to a quarter of jitter so that
+// clients that failed together do not retry together.
 func (p Policy) backoff(i int) time.Duration {
+	limit := p.MaxBackoff
+	if limit <= 0 {
+		limit = p.MaxWait
+	}
 	d := p.Backoff
-	for ; i > 1 && d < p.MaxBackoff; i-- {
+	for ; i > 1 && d < limit; i-- {
 		d *= 2
 	}
-	if p.MaxBackoff > 0 && d > p.MaxBackoff {
-		d = p.MaxBackoff
+	if limit > 0 && d > limit {
+		d = limit
 	}
 	if d > 0 {
 		d += rand.N(d/4 + 1)

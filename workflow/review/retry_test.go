@@ -126,3 +126,15 @@ func TestBackoffGrows(t *testing.T) {
 		}
 	}
 }
+
+// TestBackoffWithoutCap: without MaxBackoff the wait still doubles, up to
+// MaxWait.
+func TestBackoffWithoutCap(t *testing.T) {
+	p := Policy{Backoff: 100 * time.Millisecond, MaxWait: time.Second}
+	for i, lo := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		lo *= time.Millisecond
+		if d := p.backoff(i + 1); d < lo || d > lo+lo/4 {
+			t.Errorf("backoff(%d) = %v, want %v plus up to a quarter", i+1, d, lo)
+		}
+	}
+}
