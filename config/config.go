@@ -20,6 +20,7 @@ import (
 type Config struct {
 	Bench  Bench  `yaml:"bench" json:"bench"`
 	Port   Port   `yaml:"port" json:"port"`
+	Freeze Freeze `yaml:"freeze" json:"freeze"`
 	Review Review `yaml:"review" json:"review"`
 }
 

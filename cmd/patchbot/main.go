@@ -48,6 +48,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		cmdPort,
+		cmdFreeze,
 		cmdBench,
 		cmdPost,
 		cmdConfig,

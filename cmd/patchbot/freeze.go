@@ -1,0 +1,245 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/freeze"
+	"github.com/patchbot/patchbot/workflow/review"
+)
+
+// exitFrozen is freeze's exit status for a frozen tree, so that scripts
+// and workflows can branch on it.
+const exitFrozen = 3
+
+var cmdFreeze = &command{
+	name:  "freeze",
+	args:  "[-at DATE] [-branch NAME] [-offline] [-json] [-config FILE] [-change ID -apply [-n] [-gerrit URL]]",
+	short: "say whether the tree is frozen for a release, and tag a change if so",
+	long: `Freeze says whether a branch (master by default) is open or frozen for a
+release on DATE (today by default): which release, since when, when the tree
+is expected to reopen and the release to be made, and the source of each
+fact.
+
+The sources, in order of trust: the calendar of freeze windows in the
+configuration (freeze.calendar: Go's releases from Go 1.4 on), the
+schedule rule for releases beyond it (freeze.rule), and live signals, unless
+-offline: on Gerrit, the release branch and the open changes tagged
+wait-release or ex-wait-release; on GitHub, the release's open milestone,
+its due date and its open release-blocker issues; the latest stable release
+in go.dev/dl's list (freeze.live). A live signal overrides the rule but not
+the calendar; where sources disagree, the output says so. A live source
+that does not answer within freeze.live.timeout is reported and skipped.
+Live signals tell about the present, so they are read only when DATE is
+today.
+
+With -change ID -apply, freeze acts on a Gerrit change: when the tree is
+frozen, it posts once a message naming the release and the expected
+reopening and tags the change wait-release; when the tree is open and the
+change carries wait-release, it posts once that the tree is open and swaps
+the tag for ex-wait-release. -n shows what it would do and changes nothing.
+The server is -gerrit, else review.gerrit; it is also the one read for live
+signals. Credentials as for 'patchbot post'.
+
+The exit status is 0 when the tree is open, 3 when it is frozen (with -json
+too), 2 for bad flags or configuration (a malformed date, an unknown
+branch, a calendar with inverted or overlapping windows), and 1 when acting
+on the change failed. See docs/freeze.md.`,
+	setup: func(fs *flag.FlagSet) func(*env, []string) error {
+		cfgFile := configFlag(fs)
+		atFlag := fs.String("at", "", "answer for `DATE` (2014-11-06, or an RFC 3339 time) instead of now")
+		branch := fs.String("branch", "master", "the branch `NAME` to answer for")
+		offline := fs.Bool("offline", false, "use the calendar and the rule only; read no server")
+		jsonOut := fs.Bool("json", false, "print the answer as JSON")
+		change := fs.String("change", "", "with -apply: the Gerrit change `ID` to act on: a number, project~number or Change-Id")
+		apply := fs.Bool("apply", false, "act on -change: tag it wait-release while frozen, ex-wait-release once open, and say so once")
+		dryRun := fs.Bool("n", false, "with -apply: print what would be done; change nothing")
+		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` for -apply and live signals (default: review.gerrit for -apply, freeze.live.gerrit for signals)")
+		return func(e *env, args []string) error {
+			if len(args) > 0 {
+				return usagef("unexpected arguments: %q", args)
+			}
+			at := time.Now()
+			if *atFlag != "" {
+				var err error
+				if at, err = parseAt(*atFlag); err != nil {
+					return usagef("-at: %v", err)
+				}
+			}
+			switch {
+			case *apply && *change == "":
+				return usagef("-apply needs -change ID")
+			case *change != "" && !*apply:
+				return usagef("-change needs -apply (without it, freeze only answers)")
+			case *dryRun && !*apply:
+				return usagef("-n needs -apply")
+			}
+			cfg, err := config.Load(*cfgFile)
+			if err != nil {
+				return err
+			}
+			src, err := freeze.FromConfig(&cfg.Freeze, *offline)
+			if err != nil {
+				return setupError{err}
+			}
+			if *gerritURL != "" {
+				if _, err := review.CheckServerURL(*gerritURL); err != nil {
+					return usagef("-gerrit: %v", err)
+				}
+			}
+			if !*offline {
+				if err := src.AddLive(&cfg.Freeze.Live, *gerritURL, os.Getenv); err != nil {
+					return setupError{err}
+				}
+			}
+			st, err := freeze.Check(e.ctx, src, *branch, at)
+			if err != nil {
+				if _, ok := errors.AsType[*freeze.BranchError](err); ok {
+					return usagef("-branch: %v", err)
+				}
+				return setupError{err}
+			}
+
+			var res *freeze.ApplyResult
+			var applyErr error
+			if *apply {
+				g, err := applyTarget(e, cfg, *gerritURL, *dryRun)
+				if err != nil {
+					return err
+				}
+				res, applyErr = freeze.Apply(e.ctx, g, *change, st, *dryRun)
+			}
+			if *jsonOut {
+				if err := writeJSON(e.stdout, freezeReport{Status: st, Apply: res}); err != nil {
+					return err
+				}
+			} else {
+				printStatus(e.stdout, st)
+				if res != nil {
+					printApply(e.stdout, res)
+				}
+			}
+			if applyErr != nil {
+				return applyErr
+			}
+			if st.Frozen {
+				return frozenError{st}
+			}
+			return nil
+		}
+	},
+}
+
+// parseAt parses -at: a day, or a time in RFC 3339.
+func parseAt(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date like 2014-11-06 (or a time like 2014-11-06T15:04:05Z)", s)
+}
+
+// applyTarget returns the Gerrit client -apply writes through, checked
+// before anything is done: no server, or no credentials outside a dry
+// run, is a setup error.
+func applyTarget(e *env, cfg *config.Config, gerritURL string, dryRun bool) (*review.Gerrit, error) {
+	server, err := gerritServerURL(gerritURL, &cfg.Review)
+	if err != nil {
+		return nil, err
+	}
+	if server == "" {
+		return nil, usagef("-apply needs -gerrit URL (or review.gerrit in the configuration)")
+	}
+	g, signedIn, err := newGerrit(server, reviewOptions(e, "freeze", &cfg.Review, dryRun))
+	if err != nil {
+		return nil, setupError{err}
+	}
+	if !signedIn && !dryRun {
+		u, _ := url.Parse(server)
+		return nil, setupError{fmt.Errorf("-apply: no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
+			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
+	}
+	return g, nil
+}
+
+// A freezeReport is what 'patchbot freeze -json' prints: the status, and
+// what -apply did.
+type freezeReport struct {
+	*freeze.Status
+	Apply *freeze.ApplyResult `json:"apply,omitempty"`
+}
+
+// A frozenError ends a run whose answer is "frozen" with exit status 3;
+// the answer itself is already on stdout.
+type frozenError struct{ st *freeze.Status }
+
+func (e frozenError) Error() string {
+	return fmt.Sprintf("%s is frozen for %s (exit status %d)", e.st.Branch, freeze.Display(e.st.Release), exitFrozen)
+}
+
+func (frozenError) ExitCode() int { return exitFrozen }
+
+// printStatus prints the answer for people: the verdict, the sentence a
+// review message would carry, the dates with their sources, the facts and
+// the disagreements.
+func printStatus(w io.Writer, st *freeze.Status) {
+	verdict := "open"
+	if st.Frozen {
+		verdict = "frozen"
+	}
+	fmt.Fprintf(w, "%s: %s on %s\n", st.Branch, verdict, st.At.UTC().Format(time.DateOnly))
+	fmt.Fprintln(w, st.Line())
+	if st.Release != "" && !st.ReleaseBranch {
+		fmt.Fprintf(w, "\nrelease       %s\n", st.Release)
+		printDate(w, "freeze begins", st.FreezeStart, st.Source)
+		printDate(w, "reopens", st.Reopen, st.Source)
+		printDate(w, "release date", st.ReleaseDate, st.ReleaseDateSource)
+	}
+	if len(st.Facts) > 0 {
+		fmt.Fprintln(w, "\nfacts:")
+		for _, f := range st.Facts {
+			fmt.Fprintf(w, "  %-10s %s\n", f.Source, f.Text)
+		}
+	}
+	if len(st.Disagreements) > 0 {
+		fmt.Fprintln(w, "\ndisagreements:")
+		for _, d := range st.Disagreements {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+}
+
+func printDate(w io.Writer, label string, t time.Time, source string) {
+	if t.IsZero() {
+		fmt.Fprintf(w, "%-13s unknown\n", label)
+		return
+	}
+	fmt.Fprintf(w, "%-13s %s (%s)\n", label, t.Format(time.DateOnly), source)
+}
+
+// printApply says what -apply did, or would do.
+func printApply(w io.Writer, r *freeze.ApplyResult) {
+	fmt.Fprintln(w)
+	if r.Message == "" {
+		what := "is not tagged " + freeze.WaitRelease
+		if r.Frozen {
+			what = "is already tagged " + freeze.WaitRelease
+		}
+		fmt.Fprintf(w, "change %s %s: nothing to do\n", r.Change, what)
+		return
+	}
+	if r.DryRun {
+		fmt.Fprintf(w, "change %s: would add %v, remove %v, and post:\n    %s\n", r.Change, r.Add, r.Remove, r.Message)
+		return
+	}
+	fmt.Fprintln(w, describePost(r.Post))
+	fmt.Fprintf(w, "change %s: hashtags now %v\n", r.Change, r.After)
+}

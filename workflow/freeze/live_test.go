@@ -1,0 +1,211 @@
+package freeze
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/freeze/freezetest"
+	"github.com/patchbot/patchbot/workflow/review"
+)
+
+// liveSources returns the built-in sources with live signals on, the
+// present fixed at now.
+func liveSources(t *testing.T, now time.Time) *Sources {
+	t.Helper()
+	s := defaultSources(t)
+	s.Offline = false
+	s.Timeout = 5 * time.Second
+	s.Now = func() time.Time { return now }
+	return s
+}
+
+func hasFact(st *Status, source, substr string) bool {
+	return slices.ContainsFunc(st.Facts, func(f Fact) bool { return f.Source == source && strings.Contains(f.Text, substr) })
+}
+
+func hasDisagreement(st *Status, substr string) bool {
+	return slices.ContainsFunc(st.Disagreements, func(d string) bool { return strings.Contains(d, substr) })
+}
+
+func TestDownloads(t *testing.T) {
+	dl := freezetest.NewDownloads("testdata/dl-go1.27.json")
+	defer dl.Close()
+	tests := []struct {
+		file, at string
+		frozen   bool
+		release  string
+		source   string
+		fact     string
+		disagree string
+	}{
+		// The list agrees with the rule: frozen for Go 1.28, Go 1.27 out.
+		{"testdata/dl-go1.27.json", "2026-11-30", true, "go1.28", "rule", "the latest stable release is go1.27.3", ""},
+		// An unstable version first in the list is skipped.
+		{"testdata/dl-go1.28rc.json", "2026-12-15", true, "go1.28", "rule", "the latest stable release is go1.27.4", ""},
+		// Go 1.28 is out: the tree cannot still be frozen for it, and the
+		// live signal wins over the rule.
+		{"testdata/dl-go1.28.json", "2026-12-15", false, "go1.29", "go.dev/dl", "the latest stable release is go1.28.0",
+			"go.dev/dl says the tree is open (Go 1.28 is out), but the rule says frozen; the live signal wins over the rule"},
+		// The calendar is a record: the list only disagrees with it.
+		{"testdata/dl-go1.23.json", "2024-06-15", true, "go1.23", "calendar", "go1.23.0",
+			"go.dev/dl says the tree is open (Go 1.23 is out), but the calendar says frozen; the calendar wins"},
+		// Open for Go 1.28 in August 2026, but Go 1.27 is not out
+		// though the calendar expected it on 2026-08-10.
+		{"testdata/dl-go1.23.json", "2026-09-01", false, "go1.28", "rule", "go1.23.0",
+			"go.dev/dl: Go 1.27 is not out yet, but the calendar expected it on 2026-08-10"},
+	}
+	for _, tt := range tests {
+		dl.Serve(tt.file)
+		s := liveSources(t, day(tt.at).Add(10*time.Hour))
+		s.Downloads = dl.URL
+		st, err := Check(context.Background(), s, "master", day(tt.at).Add(10*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Frozen != tt.frozen || st.Release != tt.release || st.Source != tt.source {
+			t.Errorf("%s with %s: frozen=%v release=%s source=%s, want %v %s %s", tt.at, tt.file, st.Frozen, st.Release, st.Source, tt.frozen, tt.release, tt.source)
+		}
+		if !hasFact(st, "go.dev/dl", tt.fact) {
+			t.Errorf("%s with %s: no go.dev/dl fact %q in %+v", tt.at, tt.file, tt.fact, st.Facts)
+		}
+		if tt.disagree == "" && len(st.Disagreements) > 0 || tt.disagree != "" && !hasDisagreement(st, tt.disagree) {
+			t.Errorf("%s with %s: disagreements %q, want %q", tt.at, tt.file, st.Disagreements, tt.disagree)
+		}
+	}
+}
+
+// TestLiveTimeout checks that a source that does not answer costs no more
+// than the time limit, and that the answer comes from the others.
+func TestLiveTimeout(t *testing.T) {
+	dl := freezetest.NewDownloads("")
+	defer dl.Close()
+	s := liveSources(t, day("2026-11-30"))
+	s.Downloads = dl.URL
+	s.Timeout = 200 * time.Millisecond
+	start := time.Now()
+	st, err := Check(context.Background(), s, "master", day("2026-11-30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Check took %v with a 200ms limit", d)
+	}
+	if !st.Frozen || st.Source != "rule" || !hasFact(st, "go.dev/dl", "not consulted: ") {
+		t.Errorf("with a hung source: %+v", st)
+	}
+}
+
+// TestLiveNotToday checks that live signals, which tell the present, are
+// not read for another day.
+func TestLiveNotToday(t *testing.T) {
+	dl := freezetest.NewDownloads("testdata/dl-go1.28.json")
+	defer dl.Close()
+	s := liveSources(t, day("2026-11-30"))
+	s.Downloads = dl.URL
+	st, err := Check(context.Background(), s, "master", day("2014-11-06"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Frozen || !hasFact(st, "config", "live signals not consulted: they tell the present, and 2014-11-06 is not today") {
+		t.Errorf("for a past day: %+v", st)
+	}
+}
+
+func TestGitHub(t *testing.T) {
+	gh := freezetest.NewGitHub()
+	defer gh.Close()
+	gh.AddMilestone("Go1.27", "closed", day("2026-08-10"))
+	m28 := gh.AddMilestone("Go1.28", "open", day("2027-02-17"))
+	gh.AddMilestone("Go1.29", "open", time.Time{})
+	gh.AddMilestone("Unreleased", "open", time.Time{})
+	gh.AddMilestone("gopls/v0.30.0", "open", time.Time{})
+	b1 := gh.AddIssue(m28, "open", "release-blocker", "NeedsFix")
+	b2 := gh.AddIssue(m28, "open", "release-blocker")
+	gh.AddIssue(m28, "closed", "release-blocker")
+	gh.AddIssue(m28, "open", "NeedsInvestigation")
+	b3 := gh.AddIssue(m28, "open", "release-blocker", "okay-after-rc1")
+
+	src, err := NewGitHubSource("golang/go", &review.GitHubAuth{APIURL: gh.URL, Token: "ghp_test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := liveSources(t, day("2026-11-30"))
+	s.GitHub = src
+	st, err := Check(context.Background(), s, "master", day("2026-11-30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Frozen || st.Release != "go1.28" || st.Source != "rule" {
+		t.Errorf("frozen=%v release=%s source=%s", st.Frozen, st.Release, st.Source)
+	}
+	if !hasFact(st, "github", "milestone Go1.28 is open, due 2027-02-17") {
+		t.Errorf("no milestone fact: %+v", st.Facts)
+	}
+	want := "3 open release-blocker issues in Go1.28: #" + strconv.Itoa(b1) + ", #" + strconv.Itoa(b2) + ", #" + strconv.Itoa(b3)
+	if !hasFact(st, "github", want) {
+		t.Errorf("no fact %q: %+v", want, st.Facts)
+	}
+	// The milestone's due date overrides the rule's release date.
+	if date(st.ReleaseDate) != "2027-02-17" || st.ReleaseDateSource != "github" {
+		t.Errorf("release date %s from %s, want 2027-02-17 from github", date(st.ReleaseDate), st.ReleaseDateSource)
+	}
+	if !hasDisagreement(st, "github: Go 1.28 is due 2027-02-17, but the rule says 2027-02-08; the live signal wins") {
+		t.Errorf("disagreements: %q", st.Disagreements)
+	}
+
+	// Go1.28 closed and Go1.29 open: Go 1.28 is out, so the tree is open.
+	gh2 := freezetest.NewGitHub()
+	defer gh2.Close()
+	gh2.AddMilestone("Go1.28", "closed", time.Time{})
+	gh2.AddMilestone("Go1.29", "open", time.Time{})
+	s.GitHub.API = gh2.URL
+	st, err = Check(context.Background(), s, "master", day("2026-11-30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Frozen || st.Release != "go1.29" || st.Source != "github" || !hasDisagreement(st, "github says the tree is open") {
+		t.Errorf("with Go1.28 closed: %+v", st)
+	}
+	for _, r := range append(gh.Requests(), gh2.Requests()...) {
+		if !strings.HasPrefix(r, "GET /api/v3/repos/golang/go/") {
+			t.Errorf("unexpected request %s", r)
+		}
+	}
+}
+
+func TestAddLive(t *testing.T) {
+	live := config.Default().Freeze.Live
+	env := map[string]string{"GITHUB_API_URL": "http://127.0.0.1:9/api/v3", "GITHUB_TOKEN": "ghp_x", "HOME": t.TempDir()}
+	s := defaultSources(t)
+	if err := s.AddLive(&live, "", func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if s.Gerrit == nil || s.Gerrit.URL != "https://go-review.googlesource.com" || s.Gerrit.Project != "go" || s.Gerrit.Auth != nil {
+		t.Errorf("gerrit = %+v", s.Gerrit)
+	}
+	if s.GitHub == nil || s.GitHub.Owner != "golang" || s.GitHub.Repo != "go" || s.GitHub.API != env["GITHUB_API_URL"] || s.GitHub.Token.Reveal() != "ghp_x" {
+		t.Errorf("github = %+v", s.GitHub)
+	}
+	if s.Downloads != "https://go.dev/dl/?mode=json" || s.Timeout != 10*time.Second {
+		t.Errorf("downloads %q, timeout %v", s.Downloads, s.Timeout)
+	}
+
+	// -gerrit replaces the configuration's server, with its credentials.
+	env["PATCHBOT_GERRIT_USER"], env["PATCHBOT_GERRIT_PASSWORD"] = "gopher", "pw"
+	if err := s.AddLive(&live, "http://127.0.0.1:8080/", func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if s.Gerrit.URL != "http://127.0.0.1:8080" || s.Gerrit.Auth == nil {
+		t.Errorf("gerrit with -gerrit = %+v", s.Gerrit)
+	}
+
+	env["GITHUB_API_URL"] = "https://me:pw@github.example.com/api/v3"
+	if err := s.AddLive(&live, "", func(k string) string { return env[k] }); err == nil || strings.Contains(err.Error(), "pw@") {
+		t.Errorf("GITHUB_API_URL with credentials: err = %v", err)
+	}
+}
