@@ -66,7 +66,7 @@ var errBufferTooSmall = errors.New("buffer too small")
 // temporary buffer as large as the slice: if Read fails, such a slice may
 // have been partly overwritten. Other data is left unchanged on error.
 func Read(r io.Reader, order ByteOrder, data any) error {
-	if n := fastSize(data); n != 0 {
+	if n := decodeSize(data); n != 0 {
 		if isNil(data) {
 			return nilPointerError("codec.Read", data)
 		}
@@ -85,9 +85,8 @@ func Read(r io.Reader, order ByteOrder, data any) error {
 		m := modeOf(order)
 		if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
 			!decodeFast(b, m, order, data) {
-			// A value, not a pointer: like encoding/binary, codec
-			// finds out only after reading.
-			return invalidTypeError("codec.Read", data)
+			return invalidTypeError("codec.Read", data) // decodeSize accepts nothing decodeFast refuses
+
 		}
 		return nil
 	}
@@ -187,7 +186,7 @@ func Encode(buf []byte, order ByteOrder, data any) (int, error) {
 // Decode decodes binary data from buf into data using order. It returns the
 // number of bytes consumed from buf, or an error if buf is too small.
 func Decode(buf []byte, order ByteOrder, data any) (int, error) {
-	if n := fastSize(data); n != 0 {
+	if n := decodeSize(data); n != 0 {
 		if isNil(data) {
 			return 0, nilPointerError("codec.Decode", data)
 		}

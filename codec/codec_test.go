@@ -641,3 +641,26 @@ func TestOrdersAreStdlib(t *testing.T) {
 		t.Error("codec's byte orders are not encoding/binary's")
 	}
 }
+
+// TestDecodeValueReadsNothing checks that a decoder given a value, which it
+// cannot store into, refuses it before reading: encoding/binary reads the
+// value's size first, which loses those bytes for the next read.
+func TestDecodeValueReadsNothing(t *testing.T) {
+	for _, v := range []any{uint8(1), int16(2), uint32(3), float64(4), true} {
+		r := bytes.NewReader(make([]byte, 16))
+		err := codec.Read(r, codec.BigEndian, v)
+		if err == nil || !strings.Contains(err.Error(), "invalid type") {
+			t.Errorf("Read(%T): err = %v, want invalid type", v, err)
+		}
+		if r.Len() != 16 {
+			t.Errorf("Read(%T) consumed %d bytes, want 0", v, 16-r.Len())
+		}
+		r = bytes.NewReader(make([]byte, 16))
+		if err := codec.NewDecoder(r, codec.LittleEndian).Decode(v); err == nil || r.Len() != 16 {
+			t.Errorf("Decoder.Decode(%T): err = %v, consumed %d bytes; want an error and 0", v, err, 16-r.Len())
+		}
+		if _, err := codec.Decode(make([]byte, 16), codec.BigEndian, v); err == nil {
+			t.Errorf("Decode(%T): no error", v)
+		}
+	}
+}

@@ -112,7 +112,7 @@ func NewDecoder(r io.Reader, order ByteOrder) *Decoder {
 // same data as [Read] and returns the same errors; like Read, it reads a
 // slice of basic values into the slice's own memory.
 func (d *Decoder) Decode(data any) error {
-	n := fastSize(data)
+	n := decodeSize(data)
 	if n == 0 || n > maxScalar || isNil(data) {
 		return d.decodeLarge(data, n)
 	}

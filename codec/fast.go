@@ -7,8 +7,9 @@ import (
 
 // The fast path handles the basic fixed-size types — bool, int8…int64,
 // uint8…uint64, float32 and float64 — as values, as pointers and as slices,
-// with type switches and no reflection. Every entry point asks fastSize
-// first and takes the reflection path (slow.go) only when it returns 0.
+// with type switches and no reflection. Every encoding entry point asks
+// fastSize first, every decoding one decodeSize, and each takes the
+// reflection path (slow.go) only when the answer is 0.
 //
 // Go's encoding/binary has the same structure, and in 2014 its switch
 // listed the unsigned integer types only as pointers and slices: unsigned
@@ -19,7 +20,7 @@ import (
 // fastSize returns the encoded size of data if it is a fixed-size basic value,
 // a pointer to one or a slice of them, and 0 if data must take the reflection path.
 func fastSize(data any) int {
-	switch data := data.(type) {
+	switch data.(type) {
 	case bool, int8, uint8, *bool, *int8, *uint8:
 		return 1
 	case int16, uint16, *int16, *uint16:
@@ -32,6 +33,34 @@ func fastSize(data any) int {
 		return 4
 	case float64, *float64:
 		return 8
+	}
+	return sliceSize(data)
+}
+
+// decodeSize is fastSize for the decoders (Read, Decode, Decoder.Decode).
+// They store into data, so it must be a pointer or a slice: values are not
+// listed, and one passed to a decoder takes the reflection path, which
+// refuses it before reading anything. A switch of their own also keeps the
+// decoders' hot path apart from the encoders' value cases, so a change to
+// those cannot move decoding.
+func decodeSize(data any) int {
+	switch data.(type) {
+	case *bool, *int8, *uint8:
+		return 1
+	case *int16, *uint16:
+		return 2
+	case *int32, *uint32, *float32:
+		return 4
+	case *int64, *uint64, *float64:
+		return 8
+	}
+	return sliceSize(data)
+}
+
+// sliceSize returns the encoded size of data if it is a slice of a basic
+// fixed-size type, and 0 otherwise.
+func sliceSize(data any) int {
+	switch data := data.(type) {
 	case []bool:
 		return len(data)
 	case []int8:
