@@ -22,6 +22,7 @@ type Config struct {
 	Port   Port   `yaml:"port" json:"port"`
 	Freeze Freeze `yaml:"freeze" json:"freeze"`
 	Review Review `yaml:"review" json:"review"`
+	Run    Run    `yaml:"run" json:"run"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

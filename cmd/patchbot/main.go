@@ -47,6 +47,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
+		cmdRun,
 		cmdPort,
 		cmdFreeze,
 		cmdBench,

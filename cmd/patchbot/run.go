@@ -1,0 +1,379 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/example"
+	"github.com/patchbot/patchbot/workflow/freeze"
+	"github.com/patchbot/patchbot/workflow/review"
+	pipeline "github.com/patchbot/patchbot/workflow/run"
+)
+
+var cmdRun = &command{
+	name:  "run",
+	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
+	short: "the whole job: port, freeze check, benchmarks, review message",
+	long: `Run does the whole job, in four steps, each reported as it ends:
+
+  port    the patches are ported onto the repository, as 'patchbot port' does;
+  freeze  the branch the change is for (-for, default master) is checked for a
+          release freeze now, or at -at DATE, as 'patchbot freeze' does;
+  bench   the packages the patches touch (or -pkg) are benchmarked at the
+          commit they were ported onto and at the last ported commit, as
+          'patchbot bench' does, -count runs per side of -benchtime each;
+  post    one review message is composed: the freeze status, the significant
+          changes in words, the tables with intervals and p-values. With -push
+          the last commit is pushed to Gerrit for review first (the push flags
+          are port's) and the message goes to the change it creates or
+          updates; with -change it goes to that change; with -github to the
+          pull request's patchbot comment. A frozen branch adds the
+          wait-release hashtag to the change. With no target the message is
+          printed.
+
+With no PATCH and no -repo, run replays the founding story: a scratch
+repository in a temporary directory (removed afterwards unless -keep) holding
+this repository's codec/ before the unsigned fast path, the Mercurial-era
+patch ` + example.PatchFile + ` ported onto it, the freeze
+check from the built-in calendar and schedule rule, codec's ReadInts and
+WriteInts benchmarks before and after, and the review message it would post.
+It needs Go and git, nothing else, and takes about a minute on a 2-core
+machine (under two with a cold Go build cache).
+
+A step that fails stops the job with its error (exit status 1; 2 for bad
+flags or configuration) and leaves what the steps before it did: a ported
+branch stays, and nothing is half posted. Running the same command again is
+safe: the port finds its branch up to date, Gerrit answers "no new changes",
+and the message, once on a patch set, is not posted there again.
+
+With -n nothing of the user's is changed: the port is made in a scratch clone
+of the repository (so the benchmarks still run), and nothing is pushed,
+tagged or posted; what would be is printed. With -json the output is one
+record of the four steps, with the error of the step that failed, if any.
+The defaults of -count and -benchtime come from the run section of the
+configuration; the benchmarks' timeout, order and alpha from the bench
+section. See docs/run.md.`,
+	setup: func(fs *flag.FlagSet) func(*env, []string) error {
+		cfgFile := configFlag(fs)
+		repo := fs.String("repo", "", "the Git repository `DIR` to port onto (default: the current directory with PATCH, the built-in example without)")
+		onto := fs.String("onto", "", "port onto `REV` (default HEAD)")
+		change := fs.String("change", "", "post to the Gerrit change `ID` (a number, project~number or Change-Id) instead of pushing")
+		pr := fs.String("github", "", "post to the GitHub pull request `OWNER/REPO#N`")
+		at := fs.String("at", "", "check the freeze at `DATE` (2006-01-02 or RFC 3339) instead of now")
+		count := fs.Int("count", 0, "benchmark runs per side (default: run.count)")
+		benchtime := fs.String("benchtime", "", "each benchmark run's -test.benchtime `D` (default: run.benchtime)")
+		bench := fs.String("bench", "", "run only the benchmarks matching `REGEXP` (default: all; the example's story for the example)")
+		var pkgs stringsFlag
+		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the patches touch)")
+		outDir := fs.String("o", "", "keep the raw benchmark results in `DIR` as old.txt and new.txt")
+		keep := fs.Bool("keep", false, "keep the scratch directory (the example's repository, or a dry run's clone)")
+		dryRun := fs.Bool("n", false, "change nothing of yours: port in a scratch clone, push and post nothing, print what would be")
+		jsonOut := fs.Bool("json", false, "print one JSON record of the four steps")
+		pf := definePushFlags(fs)
+		// Two of the push flags mean more here.
+		fs.Lookup("for").Usage = "the `BRANCH` the change is for: the freeze check's, and -push's"
+		fs.Lookup("gerrit").Usage = "with -push or -change: the Gerrit server's `URL` (default: review.gerrit)"
+
+		return func(e *env, args []string) error {
+			set := make(map[string]bool)
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if err := checkRunFlags(set, *pf.push, *change != ""); err != nil {
+				return err
+			}
+			isExample := len(args) == 0 && *repo == ""
+			switch {
+			case len(args) == 0 && *repo != "":
+				return usagef("-repo needs a PATCH to port (without both, run runs the built-in example)")
+			case isExample && *onto != "":
+				return usagef("-onto needs a PATCH and -repo (the built-in example ports onto its own base)")
+			case !isExample && *repo == "":
+				*repo = "."
+			}
+			cfg, err := config.Load(*cfgFile)
+			if err != nil {
+				return err
+			}
+			rc := cfg.Review
+
+			o := pipeline.Options{Repo: *repo, Onto: *onto, Keep: *keep, DryRun: *dryRun, Labels: rc.Labels}
+			if o.Port, err = portOptions(&cfg.Port); err != nil {
+				return err
+			}
+			if !isExample {
+				if o.Inputs, err = readPatches(e.stdin, args); err != nil {
+					return err
+				}
+			}
+
+			// The freeze step.
+			o.Freeze.Branch = *pf.branch
+			if err := checkPushBranch(*pf.branch); err != nil {
+				return usagef("-for: %v", err)
+			}
+			if *at != "" {
+				if o.Freeze.At, err = parseAt(*at); err != nil {
+					return usagef("-at: %v", err)
+				}
+			}
+
+			// The bench step.
+			if !set["count"] {
+				*count = cfg.Run.Count
+			} else if *count < 1 {
+				return usagef("-count must be at least 1")
+			}
+			if !set["benchtime"] {
+				*benchtime = cfg.Run.Benchtime
+			} else if err := config.ValidBenchtime(*benchtime); err != nil {
+				return usagef("-benchtime: %v", err)
+			}
+			ord, err := benchrun.ParseOrder(cfg.Bench.Order)
+			if err != nil {
+				return err
+			}
+			o.Bench = benchrun.Options{
+				Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime,
+				Timeout: cfg.Bench.Timeout, Order: ord, OutDir: *outDir,
+				Compare: &benchrun.CompareOptions{Alpha: cfg.Bench.Alpha},
+			}
+			if isTerminal(e.stdout) && !*jsonOut {
+				o.Bench.Progress = e.stderr
+			}
+
+			// The post step's targets, checked before anything is done.
+			switch {
+			case *pf.push:
+				if isExample && *pf.project == "" {
+					return usagef("-push with the built-in example needs -project NAME: its scratch repository has no remote origin")
+				}
+				t, err := pf.target(e, "run", &rc, *repo, *dryRun)
+				if err != nil {
+					return err
+				}
+				o.Push = &t.opts
+				if o.Gerrit, _, err = newGerrit(t.g.URL(), reviewOptions(e, "run", &rc, *dryRun)); err != nil {
+					return setupError{err}
+				}
+			case *change != "":
+				server, err := gerritServerURL(*pf.gerrit, &rc)
+				if err != nil {
+					return err
+				}
+				if server == "" {
+					return usagef("-change needs -gerrit URL (or review.gerrit in the configuration)")
+				}
+				o.Change = *change
+				if o.Gerrit, _, err = newGerrit(server, reviewOptions(e, "run", &rc, *dryRun)); err != nil {
+					return setupError{err}
+				}
+			}
+			if *pr != "" {
+				target, err := review.ParsePullRequest(*pr)
+				if err != nil {
+					return usagef("-github: %v", err)
+				}
+				o.PullRequest = &target
+				auth := review.GitHubAuthFromEnv(os.Getenv)
+				if auth.Token.Reveal() == "" && !*dryRun {
+					// Found now, not after minutes of benchmarks.
+					return setupError{fmt.Errorf("-github: no credentials: set %s; nothing was done", review.EnvGitHubToken)}
+				}
+				if o.GitHub, err = review.NewGitHub(auth, reviewOptions(e, "run", &rc, *dryRun)); err != nil {
+					return setupError{err}
+				}
+			}
+			if err := setFreezeSources(e, &o, cfg); err != nil {
+				return err
+			}
+
+			if !*jsonOut {
+				o.Report = func(step string, res *pipeline.Result) { printRunStep(e.stdout, step, res, &o) }
+			}
+			res, err := pipeline.Run(e.ctx, o)
+			if *jsonOut {
+				if jerr := writeJSON(e.stdout, res); jerr != nil {
+					return jerr
+				}
+			} else if res != nil && res.Kept {
+				fmt.Fprintf(e.stdout, "\nscratch directory kept: %s\n", res.Scratch)
+			}
+			return err
+		}
+	},
+}
+
+// checkRunFlags refuses the push flags without -push, but for -for, which
+// also names the branch whose freeze is checked, and -gerrit, which also
+// goes with -change.
+func checkRunFlags(set map[string]bool, push, change bool) error {
+	if push && change {
+		return usagef("-change and -push do not go together: -push posts to the change it pushes")
+	}
+	if push {
+		return nil
+	}
+	var given []string
+	for _, name := range pushOnly {
+		if set[name] && name != "for" && !(name == "gerrit" && change) {
+			given = append(given, "-"+name)
+		}
+	}
+	switch len(given) {
+	case 0:
+		return nil
+	case 1:
+		if given[0] == "-gerrit" {
+			return usagef("-gerrit needs -push or -change")
+		}
+		return usagef("%s needs -push", given[0])
+	}
+	return usagef("%s need -push", strings.Join(given, ", "))
+}
+
+// printRunStep prints what a step did, as it ends: a header line, then the
+// step's own output as its command would print it.
+func printRunStep(w io.Writer, step string, res *pipeline.Result, o *pipeline.Options) {
+	switch step {
+	case pipeline.StepPort:
+		if res.Example {
+			fmt.Fprintf(w, "== port: the built-in example, in %s\n", res.Port.Repo)
+		} else if res.Scratch != "" {
+			fmt.Fprintf(w, "== port: dry run: in a scratch clone of %s, %s\n", o.Repo, res.Port.Repo)
+		} else {
+			fmt.Fprintf(w, "== port\n")
+		}
+		printPort(w, res.Port)
+	case pipeline.StepFreeze:
+		fmt.Fprintf(w, "\n== freeze\n")
+		printRunFreeze(w, res)
+	case pipeline.StepBench:
+		b := res.Bench
+		fmt.Fprintf(w, "\n== bench: %s, %d runs per side", strings.Join(b.Run.Packages, " "), b.Run.Count)
+		if b.Run.Benchtime != "" {
+			fmt.Fprintf(w, " of %s", b.Run.Benchtime)
+		}
+		fmt.Fprintf(w, ", %s\n", b.Run.Wall.Round(time.Second))
+		b.Write(w, benchrun.Benchcmp)
+	case pipeline.StepPost:
+		printRunPost(w, res.Post, o)
+	}
+}
+
+// printRunPost prints the post step: the push, the hashtags, each post,
+// and the message when it was not posted.
+func printRunPost(w io.Writer, p *pipeline.Post, o *pipeline.Options) {
+	fmt.Fprintf(w, "\n== post\n")
+	if r := p.Push; r != nil {
+		switch {
+		case r.DryRun:
+			fmt.Fprintf(w, "dry run: would push %s to %s as %s\n", portShort(r.Commit), r.Remote, r.Ref)
+		case r.NoNewChanges:
+			fmt.Fprintf(w, "no new changes: Gerrit already has %s\n", portShort(r.Commit))
+		default:
+			fmt.Fprintf(w, "pushed %s to %s as %s:\n", portShort(r.Commit), r.Remote, r.Ref)
+			for _, c := range r.Changes {
+				flags := ""
+				if c.WIP {
+					flags += " [WIP]"
+				}
+				if c.New {
+					flags += " [NEW]"
+				}
+				fmt.Fprintf(w, "    %s %s%s\n", c.URL, c.Subject, flags)
+			}
+		}
+	}
+	printRunHashtags(w, p)
+	for _, r := range p.Posts {
+		fmt.Fprintln(w, describePost(r))
+		switch r.Action {
+		case review.WouldPost:
+			printIndented(w, p.Message)
+		case review.WouldCreate, review.WouldUpdate:
+			printIndented(w, p.MarkdownMessage)
+		}
+	}
+	if p.Printed {
+		why := "no review target (-push, -change or -github)"
+		if p.Push != nil {
+			why = "dry run: nothing was pushed, so there is no change to post to"
+		}
+		fmt.Fprintf(w, "%s; the message it would post:\n", why)
+		printIndented(w, p.Message)
+	}
+}
+
+func printIndented(w io.Writer, text string) {
+	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintln(w, strings.TrimRight("    "+line, " "))
+	}
+}
+
+// setFreezeSources gives the freeze step the configuration's calendar and
+// rule, offline: the answer then needs no network and depends only on the
+// date, so the review message of a rerun is the same message ('patchbot
+// freeze' adds the live signals). The branch is checked here, so that a
+// misspelt -for is a usage error before anything is ported.
+func setFreezeSources(e *env, o *pipeline.Options, cfg *config.Config) error {
+	s, err := freeze.FromConfig(&cfg.Freeze, true)
+	if err != nil {
+		return setupError{err}
+	}
+	o.Freeze.Sources = s
+	at := o.Freeze.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if _, err := freeze.Check(e.ctx, s, o.Freeze.Branch, at); err != nil {
+		if _, ok := errors.AsType[*freeze.BranchError](err); ok {
+			return usagef("-for: %v", err)
+		}
+		return setupError{err}
+	}
+	return nil
+}
+
+// printRunFreeze prints the freeze step: the status in a sentence, and
+// where sources disagree.
+func printRunFreeze(w io.Writer, res *pipeline.Result) {
+	st := res.Freeze
+	fmt.Fprintf(w, "%s: %s\n", st.Branch, st.Line())
+	for _, d := range st.Disagreements {
+		fmt.Fprintf(w, "    note: %s\n", d)
+	}
+}
+
+// printRunHashtags prints what the post step did to the change's hashtags
+// for the freeze.
+func printRunHashtags(w io.Writer, p *pipeline.Post) {
+	h := p.Hashtags
+	if h == nil || len(h.Add)+len(h.Remove) == 0 {
+		return
+	}
+	verb := "set"
+	if h.DryRun {
+		verb = "dry run: would set"
+	}
+	var what []string
+	if len(h.Add) > 0 {
+		what = append(what, "add "+strings.Join(h.Add, " "))
+	}
+	if len(h.Remove) > 0 {
+		what = append(what, "remove "+strings.Join(h.Remove, " "))
+	}
+	fmt.Fprintf(w, "%s hashtags on %s: %s\n", verb, h.Change, strings.Join(what, ", "))
+	switch {
+	case h.Post != nil:
+		fmt.Fprintln(w, describePost(h.Post))
+	case h.DryRun && h.Message != "":
+		fmt.Fprintf(w, "dry run: would post the %s message:\n", freeze.MessageKind)
+		printIndented(w, h.Message)
+	}
+}

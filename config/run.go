@@ -1,0 +1,30 @@
+package config
+
+import (
+	"errors"
+)
+
+// Run is the run section: the defaults of 'patchbot run' that differ from
+// 'patchbot bench'. The main job runs the benchmarks as one step of four,
+// and its built-in example must finish in about two minutes on a small
+// machine, so it takes more, shorter runs than bench does; everything else
+// about the benchmarks (timeout, order, alpha) comes from the bench section.
+type Run struct {
+	// Count is the number of benchmark runs per side. The statistics
+	// need 6 for a confidence interval around a median.
+	Count int `yaml:"count" json:"count"`
+
+	// Benchtime is each benchmark run's -test.benchtime: a duration or
+	// a number of iterations (100x); "" keeps the testing package's 1s.
+	Benchtime string `yaml:"benchtime" json:"benchtime"`
+}
+
+func (r *Run) validate() error {
+	switch {
+	case r.Count < 1:
+		return &keyError{"count", errors.New("must be at least 1")}
+	case r.Benchtime != "" && ValidBenchtime(r.Benchtime) != nil:
+		return &keyError{"benchtime", ValidBenchtime(r.Benchtime)}
+	}
+	return nil
+}
