@@ -19,31 +19,10 @@ import (
 // TestPostServers, they run apart for the servers' environment and their
 // commands.
 func TestFreezeServers(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script/freeze_servers",
-		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
-		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			if err := scriptSetup(env); err != nil {
-				return err
-			}
-			for _, k := range []string{"URL", "USER", "PASSWORD", "PROJECT"} {
-				env.Setenv("PATCHBOT_TEST_GERRIT_"+k, os.Getenv("PATCHBOT_TEST_GERRIT_"+k))
-			}
-			env.Values[freezeFakesKey{}] = new(freezeFakes)
-			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "gerrit" {
-				return os.Getenv("PATCHBOT_TEST_GERRIT_URL") != "" && os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD") != "", nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"newchange":   cmdNewChange,
-			"freezefakes": cmdFreezeFakes,
-		},
-	})
+	testscript.Run(t, serverScripts("testdata/script/freeze_servers", func(v map[any]any) { v[freezeFakesKey{}] = new(freezeFakes) }, map[string]func(*testscript.TestScript, bool, []string){
+		"newchange":   cmdNewChange,
+		"freezefakes": cmdFreezeFakes,
+	}))
 }
 
 // The fakes a script started are kept in its Values under this key.

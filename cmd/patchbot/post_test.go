@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,31 +24,10 @@ import (
 // from TestScripts because they need the server's environment and the
 // commands below.
 func TestPostServers(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script/post_servers",
-		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
-		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			if err := scriptSetup(env); err != nil {
-				return err
-			}
-			for _, k := range []string{"URL", "USER", "PASSWORD", "PROJECT"} {
-				env.Setenv("PATCHBOT_TEST_GERRIT_"+k, os.Getenv("PATCHBOT_TEST_GERRIT_"+k))
-			}
-			env.Values[fakeGitHubKey{}] = new(fakeGitHubHolder)
-			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "gerrit" {
-				return os.Getenv("PATCHBOT_TEST_GERRIT_URL") != "" && os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD") != "", nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"newchange":  cmdNewChange,
-			"fakegithub": cmdFakeGitHub,
-		},
-	})
+	testscript.Run(t, serverScripts("testdata/script/post_servers", func(v map[any]any) { v[fakeGitHubKey{}] = new(fakeGitHubHolder) }, map[string]func(*testscript.TestScript, bool, []string){
+		"newchange":  cmdNewChange,
+		"fakegithub": cmdFakeGitHub,
+	}))
 }
 
 // newchange pushes a new change to the test Gerrit, from a repository made

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,4 +56,35 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("GOTOOLCHAIN", "local")
 	env.Setenv("GOFLAGS", "-mod=mod")
 	return nil
+}
+
+// serverScripts returns the parameters of the scripts in dir that talk to
+// servers: the real Gerrit of scripts/gerrit-test-server, whose
+// PATCHBOT_TEST_GERRIT_* environment they get and whose presence the
+// condition [gerrit] tells, and the fakes their commands start. values
+// puts what those commands share into each script's Values. They run apart
+// from TestScripts, which knows neither the environment nor the commands.
+func serverScripts(dir string, values func(map[any]any), cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			if err := scriptSetup(env); err != nil {
+				return err
+			}
+			for _, k := range []string{"URL", "USER", "PASSWORD", "PROJECT"} {
+				env.Setenv("PATCHBOT_TEST_GERRIT_"+k, os.Getenv("PATCHBOT_TEST_GERRIT_"+k))
+			}
+			values(env.Values)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "gerrit" {
+				return os.Getenv("PATCHBOT_TEST_GERRIT_URL") != "" && os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: cmds,
+	}
 }
