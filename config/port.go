@@ -29,6 +29,24 @@ type Port struct {
 	// BranchPrefix starts the name of the branch a port creates when
 	// -branch is not given; the first 12 hex digits of the hg node follow.
 	BranchPrefix string `yaml:"branch_prefix" json:"branch_prefix"`
+
+	// Committer is the committer of the ported commits, "Name <email>".
+	// Empty: the committer git itself would use (GIT_COMMITTER_NAME and
+	// GIT_COMMITTER_EMAIL, else user.name and user.email).
+	Committer string `yaml:"committer" json:"committer"`
+}
+
+// identRE matches "Name <email>", the form git writes identities in.
+var identRE = regexp.MustCompile(`^([^<>]*[^<>\s])\s*<([^<>]*)>$`)
+
+// CommitterIdent returns the name and email of Committer, or "", "" when
+// it is empty (validate has checked its form).
+func (p *Port) CommitterIdent() (name, email string) {
+	m := identRE.FindStringSubmatch(strings.TrimSpace(p.Committer))
+	if m == nil {
+		return "", ""
+	}
+	return m[1], m[2]
 }
 
 // A PortRewrite is a regular expression and its replacement, in Go's
@@ -63,6 +81,9 @@ func (p *Port) validate() error {
 		if _, err := regexp.Compile(rw.Match); err != nil {
 			return &keyError{"rewrites", fmt.Errorf("item %d: %v", i+1, err)}
 		}
+	}
+	if p.Committer != "" && !identRE.MatchString(strings.TrimSpace(p.Committer)) {
+		return &keyError{"committer", fmt.Errorf("%q: want 'Name <email>', or empty for git's own committer", p.Committer)}
 	}
 	if p.BranchPrefix == "" || strings.ContainsAny(p.BranchPrefix, " ~^:?*[\\") || strings.Contains(p.BranchPrefix, "..") {
 		return &keyError{"branch_prefix", errors.New("must be a non-empty prefix of a Git branch name, such as port/")}

@@ -7,6 +7,9 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/port"
@@ -219,6 +222,10 @@ func portOptions(c *config.Port) (*port.Options, error) {
 	}
 	for _, rw := range c.Rewrites {
 		opts.Rewrites = append(opts.Rewrites, port.Rewrite{Match: regexp.MustCompile(rw.Match), Replace: rw.Replace})
+	}
+	if name, email := c.CommitterIdent(); name != "" {
+		// The commit time is now, as git's own committer's is.
+		opts.Committer = &object.Signature{Name: name, Email: email, When: time.Now()}
 	}
 	return opts, nil
 }
