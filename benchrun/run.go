@@ -167,7 +167,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			}
 		}
 		if len(patterns) == 0 {
-			return nil, fmt.Errorf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)
+			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)}
 		}
 	}
 	pkgs, skipped, err := listPackages(ctx, modDirs[1], patterns)
@@ -189,9 +189,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	if len(pkgs) == 0 {
 		if explicit {
-			return nil, fmt.Errorf("no benchmarks in %s at %s; -pkg must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)
+			return nil, &NoBenchmarksError{fmt.Sprintf("no benchmarks in %s at %s; -pkg must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)}
 		}
-		return nil, fmt.Errorf("no package changed between %s and %s has benchmarks (changed: %s); name packages with -pkg", o.Base, o.Head, strings.Join(patterns, " "))
+		return nil, &NoBenchmarksError{fmt.Sprintf("no package changed between %s and %s has benchmarks (changed: %s); name packages with -pkg", o.Base, o.Head, strings.Join(patterns, " "))}
 	}
 	for _, p := range pkgs {
 		info.Packages = append(info.Packages, p.importPath)
@@ -402,3 +402,13 @@ func isResultLine(line string) bool {
 	_, ok := r.Result().(*benchfmt.Result)
 	return ok
 }
+
+// A NoBenchmarksError reports that the packages to compare have no
+// benchmarks: nothing ran. patchbot bench treats it as a failure (it was
+// asked to compare something), patchbot run as a step with nothing to do
+// (a patch that touches no benchmarked code is still a patch to review).
+type NoBenchmarksError struct {
+	Msg string
+}
+
+func (e *NoBenchmarksError) Error() string { return e.Msg }

@@ -255,6 +255,10 @@ func printRunStep(w io.Writer, step string, res *pipeline.Result, o *pipeline.Op
 		printRunFreeze(w, res)
 	case pipeline.StepBench:
 		b := res.Bench
+		if b == nil {
+			fmt.Fprintf(w, "\n== bench\nnothing to run: %s\n", res.NoBench)
+			return
+		}
 		fmt.Fprintf(w, "\n== bench: %s, %d runs per side", strings.Join(b.Run.Packages, " "), b.Run.Count)
 		if b.Run.Benchtime != "" {
 			fmt.Fprintf(w, " of %s", b.Run.Benchtime)

@@ -108,6 +108,9 @@ func Compose(res *Result, f benchrun.Format) string {
 	if line := freezeLine(res.Freeze); line != "" {
 		fmt.Fprintf(&b, "Freeze: %s\n\n", line)
 	}
+	if res.NoBench != "" {
+		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", res.NoBench)
+	}
 	if res.Bench == nil {
 		return b.String()
 	}

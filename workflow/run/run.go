@@ -119,6 +119,10 @@ type Result struct {
 	Bench  *benchrun.Result `json:"bench"`
 	Post   *Post            `json:"post"`
 
+	// NoBench says why the bench step ran nothing, when it did not: the
+	// patch touches no package with benchmarks. Bench is nil then.
+	NoBench string `json:"no_bench,omitempty"`
+
 	Error *Failure `json:"error,omitempty"`
 }
 
@@ -306,6 +310,12 @@ func (r *runner) bench(ctx context.Context) error {
 		}
 	}
 	res, err := benchrun.Run(ctx, o)
+	if nb, ok := errors.AsType[*benchrun.NoBenchmarksError](err); ok {
+		// Nothing to measure is an answer, not a failure: the review
+		// message says so and the job goes on.
+		r.res.NoBench = nb.Msg
+		return nil
+	}
 	if err != nil {
 		return err
 	}
