@@ -31,6 +31,19 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// TestScriptsAlone runs the scripts in testdata/script/alone one at a time,
+// after TestScripts has finished: they run real benchmarks and check their
+// statistical verdicts, which the other scripts, running in parallel, would
+// disturb on a small machine.
+func TestScriptsAlone(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script/alone",
+		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
+		RequireExplicitExec: true,
+		Setup:               scriptSetup,
+	})
+}
+
 // scriptSetup gives each script a home of its own, a fixed git identity and
 // the Go caches of the machine (so scripts that build Go code do not download
 // or rebuild the world), with the network to the module proxy closed.
