@@ -182,7 +182,9 @@ func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Statu
 	if s.Now != nil {
 		now = s.Now
 	}
-	if d := now().Sub(at); d > 24*time.Hour || d < -24*time.Hour {
+	// Compare days, not instants: a time within 24 hours of now may
+	// still be on another day (in UTC), which the signals say nothing of.
+	if !dayOf(now()).Equal(day) {
 		if s.Gerrit != nil || s.GitHub != nil || s.Downloads != "" {
 			st.fact("config", "live signals not consulted: they tell the present, and %s is not today", date(day))
 		}

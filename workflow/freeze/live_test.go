@@ -114,6 +114,30 @@ func TestLiveNotToday(t *testing.T) {
 	if !st.Frozen || !hasFact(st, "config", "live signals not consulted: they tell the present, and 2014-11-06 is not today") {
 		t.Errorf("for a past day: %+v", st)
 	}
+
+	// The day boundary, in UTC: an hour apart, but on another day, either
+	// way; the same day, hours apart, is today.
+	for _, c := range []struct {
+		now, at string
+		today   bool
+	}{
+		{"2026-11-30T00:30:00Z", "2026-11-29T23:30:00Z", false},
+		{"2026-11-29T23:30:00Z", "2026-11-30T00:30:00Z", false},
+		{"2026-11-30T23:30:00Z", "2026-11-30T00:00:00Z", true},
+		{"2026-11-30T02:00:00+03:00", "2026-11-29T20:00:00Z", true}, // 23:00 UTC on the 29th
+	} {
+		now, _ := time.Parse(time.RFC3339, c.now)
+		at, _ := time.Parse(time.RFC3339, c.at)
+		s := liveSources(t, now)
+		s.Downloads = dl.URL
+		st, err := Check(context.Background(), s, "master", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if skipped := hasFact(st, "config", "live signals not consulted"); skipped == c.today {
+			t.Errorf("now %s, at %s: live signals skipped = %v, want %v; facts %+v", c.now, c.at, skipped, !c.today, st.Facts)
+		}
+	}
 }
 
 func TestGitHub(t *testing.T) {

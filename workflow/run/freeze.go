@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/freeze"
 )
 
@@ -34,7 +35,11 @@ func (r *runner) freeze(ctx context.Context) error {
 		f.At = time.Now()
 	}
 	if f.Sources == nil {
-		return errNoFreezeSources
+		s, err := freeze.FromConfig(&config.Default().Freeze, true)
+		if err != nil {
+			return err
+		}
+		f.Sources = s
 	}
 	st, err := freeze.Check(ctx, f.Sources, f.Branch, f.At)
 	if err != nil {

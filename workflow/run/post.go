@@ -144,7 +144,8 @@ func Compose(res *Result, f benchrun.Format) string {
 
 // callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
 // and Changed, each benchmark with a significant change of that verdict and
-// its figures ("WriteInts-2 (sec/op -33.66%, B/s +50.84%)"); for
+// its figures, throughput as a speedup and the rest in percent
+// ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
 // benchrun.Same, the benchmarks with no significant change at all. A
 // benchmark better in one unit and worse in another is under both.
 func callouts(r *benchrun.Result) map[string][]string {

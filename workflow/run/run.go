@@ -331,8 +331,6 @@ func lastCommit(p *port.Result) *port.Commit {
 	return p.Commits[len(p.Commits)-1]
 }
 
-var errNoFreezeSources = errors.New("no freeze sources given")
-
 // exampleCommitter is the committer of the example's ported commit: a
 // fresh machine may have no Git identity, and the example must run there;
 // and with the changeset's own date, the ported commit is the same on

@@ -226,3 +226,15 @@ func TestCompose(t *testing.T) {
 		}
 	}
 }
+
+// TestFreezeDefaultSources checks that the freeze step, given no sources,
+// answers from the built-in calendar, offline, as Freeze.Sources says.
+func TestFreezeDefaultSources(t *testing.T) {
+	r := &runner{opts: Options{Freeze: Freeze{At: time.Date(2014, 11, 6, 12, 0, 0, 0, time.UTC)}}, res: &Result{}}
+	if err := r.freeze(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.res.Freeze; st == nil || !st.Frozen || st.Release != "go1.4" || st.Branch != "master" {
+		t.Errorf("freeze step with no sources on 2014-11-06: %+v, want master frozen for go1.4", st)
+	}
+}

@@ -17,8 +17,9 @@ import (
 // writes no file of the user's.
 
 // scratchClone clones the repository that holds dir into dst, without a
-// checkout and with its branches, and returns the clone and the directory in it that corresponds
-// to dir (the module's, when dir is a subdirectory), which it creates.
+// checkout and with its branches, and returns the clone and the directory
+// in it that corresponds to dir (the module's, when dir is a
+// subdirectory), which it creates.
 func scratchClone(ctx context.Context, dir, dst string) (clone, modDir string, err error) {
 	top, err := gitOut(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
