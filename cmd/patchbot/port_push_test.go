@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/build/gerrit"
 
+	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
@@ -28,19 +29,9 @@ import (
 // command again pushes nothing and creates no second change; a push that
 // fails keeps the port.
 func TestPortPushGerrit(t *testing.T) {
-	server, user, password, project := os.Getenv("PATCHBOT_TEST_GERRIT_URL"), os.Getenv("PATCHBOT_TEST_GERRIT_USER"),
-		os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"), os.Getenv("PATCHBOT_TEST_GERRIT_PROJECT")
-	if server == "" || password == "" || project == "" {
-		t.Skip("no Gerrit: run scripts/gerrit-test-server start (see docs/review.md)")
-	}
-	for k, v := range map[string]string{
-		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "Administrator", "GIT_AUTHOR_EMAIL": "admin@example.com",
-		"GIT_COMMITTER_NAME": "Administrator", "GIT_COMMITTER_EMAIL": "admin@example.com",
-		"PATCHBOT_GERRIT_USER": user, "PATCHBOT_GERRIT_PASSWORD": password,
-	} {
-		t.Setenv(k, v)
-	}
+	gs := gerrittest.Get(t)
+	server, user, password, project := gs.URL, gs.User, gs.Password, gs.Project
+	setGerritUser(t, gs)
 
 	// A clone of the project's master, whose origin names the project.
 	dir := t.TempDir()
@@ -199,3 +190,16 @@ diff -r fedcba987654 -r SHORT FILE
 +
 +// intDataSize: case int8, uint8, *int8, *uint8: return 1
 `
+
+// setGerritUser makes the test Gerrit's administrator the git identity and
+// the Gerrit credentials of everything the test runs, in a home of its own.
+func setGerritUser(t *testing.T, gs gerrittest.Server) {
+	for k, v := range map[string]string{
+		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "Administrator", "GIT_AUTHOR_EMAIL": "admin@example.com",
+		"GIT_COMMITTER_NAME": "Administrator", "GIT_COMMITTER_EMAIL": "admin@example.com",
+		"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password,
+	} {
+		t.Setenv(k, v)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/build/gerrit"
 
 	"github.com/patchbot/patchbot/internal/example"
+	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/workflow/review"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
 )
@@ -31,19 +32,9 @@ import (
 // calendar window in a -config file. Then the same command again: the same
 // change, no new patch set, no second message.
 func TestRunGerrit(t *testing.T) {
-	server, user, password, project := os.Getenv("PATCHBOT_TEST_GERRIT_URL"), os.Getenv("PATCHBOT_TEST_GERRIT_USER"),
-		os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"), os.Getenv("PATCHBOT_TEST_GERRIT_PROJECT")
-	if server == "" || password == "" || project == "" {
-		t.Skip("no Gerrit: run scripts/gerrit-test-server start (see docs/review.md)")
-	}
-	for k, v := range map[string]string{
-		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
-		"GIT_AUTHOR_NAME": "Administrator", "GIT_AUTHOR_EMAIL": "admin@example.com",
-		"GIT_COMMITTER_NAME": "Administrator", "GIT_COMMITTER_EMAIL": "admin@example.com",
-		"PATCHBOT_GERRIT_USER": user, "PATCHBOT_GERRIT_PASSWORD": password,
-	} {
-		t.Setenv(k, v)
-	}
+	gs := gerrittest.Get(t)
+	server, user, password, project := gs.URL, gs.User, gs.Password, gs.Project
+	setGerritUser(t, gs)
 	ctx := context.Background()
 
 	// The example's base, pushed to a branch of its own, so that the

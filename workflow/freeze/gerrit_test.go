@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/build/gerrit"
 
+	"github.com/patchbot/patchbot/internal/gerrittest"
+
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
@@ -29,16 +31,8 @@ type testServer struct {
 
 func gerritServer(t *testing.T) testServer {
 	t.Helper()
-	s := testServer{
-		url:      os.Getenv("PATCHBOT_TEST_GERRIT_URL"),
-		user:     os.Getenv("PATCHBOT_TEST_GERRIT_USER"),
-		password: os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"),
-		project:  os.Getenv("PATCHBOT_TEST_GERRIT_PROJECT"),
-	}
-	if s.url == "" || s.password == "" || s.project == "" {
-		t.Skip("no Gerrit: run scripts/gerrit-test-server start (see docs/review.md)")
-	}
-	return s
+	s := gerrittest.Get(t)
+	return testServer{s.URL, s.User, s.Password, s.Project}
 }
 
 func (s testServer) auth() *review.GerritAuth {

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"golang.org/x/build/gerrit"
+
+	"github.com/patchbot/patchbot/internal/gerrittest"
 )
 
 // These tests run against a real Gerrit, started by
@@ -35,16 +37,8 @@ type testServer struct {
 
 func gerritServer(t *testing.T) testServer {
 	t.Helper()
-	s := testServer{
-		url:      os.Getenv("PATCHBOT_TEST_GERRIT_URL"),
-		user:     os.Getenv("PATCHBOT_TEST_GERRIT_USER"),
-		password: os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"),
-		project:  os.Getenv("PATCHBOT_TEST_GERRIT_PROJECT"),
-	}
-	if s.url == "" || s.password == "" || s.project == "" {
-		t.Skip("no Gerrit: run scripts/gerrit-test-server start (see docs/review.md)")
-	}
-	return s
+	s := gerrittest.Get(t)
+	return testServer{s.URL, s.User, s.Password, s.Project}
 }
 
 // fastPolicy keeps retries short in tests.
