@@ -15,3 +15,8 @@ func CountReflection(t testing.TB) func() int64 {
 	t.Cleanup(func() { slowHook = nil })
 	return n.Load
 }
+
+// BenchStruct is the struct of the benchmarks and the differential tests,
+// defined once in plan_test.go, whose layout tests need it inside the
+// package.
+type BenchStruct = planStruct

@@ -6,26 +6,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"unsafe"
+
+	"github.com/patchbot/patchbot/codec"
 )
 
 // Struct is shaped like encoding/binary's own test and benchmark struct.
-type Struct struct {
-	Int8       int8
-	Int16      int16
-	Int32      int32
-	Int64      int64
-	Uint8      uint8
-	Uint16     uint16
-	Uint32     uint32
-	Uint64     uint64
-	Float32    float32
-	Float64    float64
-	Complex64  complex64
-	Complex128 complex128
-	Array      [4]uint8
-	Bool       bool
-	BoolArray  [4]bool
-}
+type Struct = codec.BenchStruct
 
 // s holds the same values as encoding/binary's test struct.
 var s = Struct{
