@@ -16,12 +16,11 @@ import (
 	"golang.org/x/build/gerrit"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
-
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
 // These tests run against a real Gerrit, started by
-// scripts/gerrit-test-server, which exports the variables read here. Each
+// scripts/gerrit-test-server and found by gerrittest.Get. Each
 // test uses names of its own (a topic, a release prefix), so they run again
 // on the same server without seeing one another's changes and branches.
 

@@ -27,7 +27,7 @@ import (
 )
 
 // These tests run against a real Gerrit, started by
-// scripts/gerrit-test-server, which exports the variables read here. Each
+// scripts/gerrit-test-server and found by gerrittest.Get. Each
 // test pushes a change of its own, so they do not disturb one another and
 // can run again on the same server.
 
