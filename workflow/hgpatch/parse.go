@@ -230,6 +230,10 @@ func message(lines []string) string {
 
 // files parses file diffs until the end of the input or the next changeset.
 func (p *parser) files(pt *Patch) error {
+	// seen maps the name of each file diff that is not a deletion to that
+	// diff, to refuse a second diff of the same file in constant time per
+	// file: a tree-wide change touches tens of thousands of files.
+	seen := make(map[string]*FileDiff)
 	for !p.eof() && p.text(p.i) != exportMark {
 		if strings.TrimSpace(p.lines[p.i]) == "" {
 			p.i++
@@ -243,10 +247,11 @@ func (p *parser) files(pt *Patch) error {
 			return p.errorf(f.Line-1, "git-style and plain diffs mixed in one patch")
 		}
 		pt.Git = git
-		for _, g := range pt.Files {
-			if g.Name() == f.Name() && f.Op != Delete && g.Op != Delete {
+		if f.Op != Delete {
+			if g := seen[f.Name()]; g != nil {
 				return p.errorf(f.Line-1, "second diff of %s in one patch (first at line %d)", f.Name(), g.Line)
 			}
+			seen[f.Name()] = f
 		}
 		pt.Files = append(pt.Files, f)
 	}

@@ -9,16 +9,35 @@ import (
 	"testing"
 )
 
-// BenchmarkPortLarge ports one changeset touching 1,000 files with 50,000
-// changed lines ('hg export --git' format) onto a repository of 1,000
-// files, with patchbot and with 'git am --patch-format=hg' on the same
-// input and a fresh clone of the same repository each time:
+// BenchmarkPortLarge ports one changeset ('hg export --git' format) onto a
+// repository holding the files it changes, with patchbot and with
+// 'git am --patch-format=hg' on the same input and a fresh clone of the same
+// repository each time, at two sizes: 1,000 files of 100 lines with 50
+// changed lines each (a large change), and 100,000 files of 10 lines with
+// 2 changed lines each (a tree-wide rename of a word, where a per-file cost
+// that grows with the number of files would show):
 //
-//	go test -run XXX -bench PortLarge -benchtime 5x ./workflow/port
+//	go test -run XXX -bench PortLarge -benchtime 3x ./workflow/port
 //
-// docs/port.md reports the ratio.
+// docs/port.md reports the ratios.
 func BenchmarkPortLarge(b *testing.B) {
-	const files, linesPerFile, changedPerFile = 1000, 100, 25 // 25 lines replaced: 50 changed lines per file
+	for _, size := range []struct {
+		files, lines, changed int
+	}{
+		{1000, 100, 25}, // 25 lines replaced: 50 changed lines per file
+		{100000, 10, 1},
+	} {
+		b.Run(fmt.Sprintf("files=%d", size.files), func(b *testing.B) {
+			benchmarkPort(b, size.files, size.lines, size.changed)
+		})
+	}
+}
+
+// benchmarkPort runs BenchmarkPortLarge for one size: files files of
+// linesPerFile lines, each patched by one hunk that replaces changedPerFile
+// lines in the middle, with three lines of context on each side.
+func benchmarkPort(b *testing.B, files, linesPerFile, changedPerFile int) {
+	first := min(10, linesPerFile-changedPerFile-3) // the first replaced line, 0-based
 	base := b.TempDir()
 	var patch strings.Builder
 	patch.WriteString("# HG changeset patch\n# User Gopher <gopher@golang.org>\n# Date 1412345678 -19800\n" +
@@ -26,6 +45,9 @@ func BenchmarkPortLarge(b *testing.B) {
 		"all: a large change\n\nR=golang-dev\nhttps://codereview.appspot.com/1\n\n")
 	for f := range files {
 		name := fmt.Sprintf("pkg%02d/file%04d.go", f%50, f)
+		if files > 10000 {
+			name = fmt.Sprintf("pkg%03d/sub%02d/file%06d.go", f%100, f/100%20, f)
+		}
 		var text strings.Builder
 		for l := range linesPerFile {
 			fmt.Fprintf(&text, "line %d of %s\n", l, name)
@@ -35,19 +57,20 @@ func BenchmarkPortLarge(b *testing.B) {
 		if err := os.WriteFile(p, []byte(text.String()), 0o666); err != nil {
 			b.Fatal(err)
 		}
-		// One hunk replacing lines 11..35, with 3 lines of context.
+		// One hunk replacing lines first..first+changedPerFile-1, with 3
+		// lines of context.
 		fmt.Fprintf(&patch, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", name, name, name, name)
-		fmt.Fprintf(&patch, "@@ -8,%d +8,%d @@\n", changedPerFile+6, changedPerFile+6)
-		for l := 7; l < 10; l++ {
+		fmt.Fprintf(&patch, "@@ -%d,%d +%d,%d @@\n", first-2, changedPerFile+6, first-2, changedPerFile+6)
+		for l := first - 3; l < first; l++ {
 			fmt.Fprintf(&patch, " line %d of %s\n", l, name)
 		}
-		for l := 10; l < 10+changedPerFile; l++ {
+		for l := first; l < first+changedPerFile; l++ {
 			fmt.Fprintf(&patch, "-line %d of %s\n", l, name)
 		}
-		for l := 10; l < 10+changedPerFile; l++ {
+		for l := first; l < first+changedPerFile; l++ {
 			fmt.Fprintf(&patch, "+LINE %d of %s\n", l, name)
 		}
-		for l := 10 + changedPerFile; l < 13+changedPerFile; l++ {
+		for l := first + changedPerFile; l < first+changedPerFile+3; l++ {
 			fmt.Fprintf(&patch, " line %d of %s\n", l, name)
 		}
 	}
