@@ -103,6 +103,9 @@ on the change failed. See docs/freeze.md.`,
 				if _, ok := errors.AsType[*freeze.BranchError](err); ok {
 					return usagef("-branch: %v", err)
 				}
+				if _, ok := errors.AsType[*freeze.DateError](err); ok {
+					return usagef("-at: %v", err)
+				}
 				return setupError{err}
 			}
 

@@ -339,6 +339,9 @@ func setFreezeSources(e *env, o *pipeline.Options, cfg *config.Config) error {
 		if _, ok := errors.AsType[*freeze.BranchError](err); ok {
 			return usagef("-for: %v", err)
 		}
+		if _, ok := errors.AsType[*freeze.DateError](err); ok {
+			return usagef("-at: %v", err)
+		}
 		return setupError{err}
 	}
 	return nil

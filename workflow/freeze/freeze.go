@@ -135,7 +135,41 @@ func (e *BranchError) Error() string {
 		e.Branch, strings.Join(e.Branches, ", "), e.Prefix)
 }
 
+// A DateError is a day Check cannot answer for: one whose answer would
+// name a date that no output can show (JSON's times end with the year
+// 9999) and that the commands would refuse as input. Like a BranchError it
+// is a mistake in the question, so commands treat it as a usage error.
+type DateError struct {
+	At   time.Time // the day asked
+	Date time.Time // the first date of the answer out of range
+	What string    // which date of the answer it is: "reopens", "release date"
+}
+
+func (e *DateError) Error() string {
+	return fmt.Sprintf("%s: the answer would name a date after %s (%s %s), which no output can show; ask about an earlier day",
+		date(e.At), date(LastDate), e.What, e.Date.Format("+2006-01-02"))
+}
+
+// LastDate is the last day Check may name in an answer: the last day of
+// the year 9999, which encoding/json (RFC 3339) and the commands' date
+// flags can still write.
+var LastDate = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// checkRange refuses a status that names a date after LastDate.
+func (st *Status) checkRange(day time.Time) error {
+	for _, d := range []struct {
+		what string
+		t    time.Time
+	}{{"freeze begins", st.FreezeStart}, {"reopens", st.Reopen}, {"release date", st.ReleaseDate}} {
+		if d.t.After(LastDate) {
+			return &DateError{At: day, Date: d.t, What: d.what}
+		}
+	}
+	return nil
+}
+
 // Check returns whether branch is frozen on the day of at (in UTC).
+// A day whose answer would name dates after LastDate is a *DateError.
 func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Status, error) {
 	st := &Status{Branch: branch, At: at, Facts: []Fact{}, Disagreements: []string{}}
 	if rest, ok := strings.CutPrefix(branch, s.ReleaseBranchPrefix); ok && s.ReleaseBranchPrefix != "" && rest != "" {
@@ -174,6 +208,9 @@ func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Statu
 		}
 	}
 
+	if err := st.checkRange(day); err != nil {
+		return nil, err
+	}
 	if s.Offline {
 		st.fact("config", "live signals not consulted (offline)")
 		return st, nil

@@ -2,6 +2,7 @@ package freeze
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -251,6 +252,39 @@ func TestDisplay(t *testing.T) {
 	for in, want := range map[string]string{"go1.4": "Go 1.4", "go1.28": "Go 1.28", "v2.3": "v2.3", "gopls": "gopls"} {
 		if got := Display(in); got != want {
 			t.Errorf("Display(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCheckLastDays checks the days at the end of what JSON can write: an
+// answer that would name a date after 9999-12-31 is refused with a
+// *DateError, and every answer given marshals as JSON.
+func TestCheckLastDays(t *testing.T) {
+	s := defaultSources(t)
+	tests := []struct {
+		at   string
+		want string // the error, or "" for an answer
+	}{
+		{"9998-12-31", ""},
+		{"9999-06-01", ""}, // frozen; reopens in July 9999
+		{"9999-08-31", "9999-08-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
+		{"9999-12-31", "9999-12-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
+		{"0000-01-01", ""},
+	}
+	for _, tt := range tests {
+		st, err := Check(context.Background(), s, "master", day(tt.at))
+		if tt.want != "" {
+			if _, ok := errors.AsType[*DateError](err); !ok || err.Error() != tt.want {
+				t.Errorf("Check(%s) = %v, want *DateError %q", tt.at, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Check(%s): %v", tt.at, err)
+			continue
+		}
+		if _, err := json.Marshal(st); err != nil {
+			t.Errorf("Check(%s): the answer does not marshal: %v", tt.at, err)
 		}
 	}
 }
