@@ -67,6 +67,9 @@ func TestOverlay(t *testing.T) {
 		{"duration", "bench:\n  benchtime: 250ms\n", testConfig{Bench: testBench{10, 250 * time.Millisecond, 0.05, testInner{"a"}}, Names: []string{"x", "y"}}},
 		{"list replaces", "names: [z]\n", testConfig{Bench: testBench{10, time.Second, 0.05, testInner{"a"}}, Names: []string{"z"}}},
 		{"nested", "bench:\n  inner:\n    mode: b\n", testConfig{Bench: testBench{10, time.Second, 0.05, testInner{"b"}}, Names: []string{"x", "y"}}},
+		{"document start", "---\nbench:\n  count: 3\n", testConfig{Bench: testBench{3, time.Second, 0.05, testInner{"a"}}, Names: []string{"x", "y"}}},
+		{"empty documents after", "bench:\n  count: 3\n---\n# nothing\n---\n...\n", testConfig{Bench: testBench{3, time.Second, 0.05, testInner{"a"}}, Names: []string{"x", "y"}}},
+		{"utf-8", "names: [café, 日本]\n", testConfig{Bench: testBench{10, time.Second, 0.05, testInner{"a"}}, Names: []string{"café", "日本"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +106,12 @@ func TestOverlayErrors(t *testing.T) {
 		{"syntax", "bench:\n  count: [1\n", `user.yaml:1: did not find expected ',' or ']'`},
 		{"merge key", "base: &b {count: 2}\nbench:\n  <<: *b\n", `user.yaml:1: base: unknown key (known keys here: bench, names)`},
 		{"tabs", "bench:\n\tcount: 2\n", `user.yaml:2: found character that cannot start any token`},
+		{"second document", "bench:\n  count: 2\n---\nbench:\n  count: 3\n", `user.yaml:3: a second YAML document starts here ('---'): a configuration is one document; merge the two, or remove the '---' line`},
+		{"second document after an empty one", "bench:\n  count: 2\n---\n---\nnames: [z]\n", `user.yaml:4: a second YAML document starts here ('---'): a configuration is one document; merge the two, or remove the '---' line`},
+		{"second document with an error", "bench:\n  count: 2\n---\nbench: [\n", `user.yaml:4: did not find expected node content`},
+		{"latin-1 in a comment", "bench:\n  count: 2\n  # caf\xe9\n", `user.yaml:3: column 8: byte 0xe9 is not UTF-8; save the file as UTF-8`},
+		{"latin-1 in a value", "names: [x, \"\xff\"]\n", `user.yaml:1: column 13: byte 0xff is not UTF-8; save the file as UTF-8`},
+		{"utf-16", "\xff\xfeb\x00", `user.yaml:1: the file is UTF-16; save it as UTF-8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,12 +1,15 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -34,13 +37,37 @@ func (e *keyError) Error() string { return e.key + ": " + e.err.Error() }
 // value of the wrong type, a value that fails validation) carries its line
 // and its full dotted key.
 func overlay(dst any, file string, data []byte) error {
+	if err := checkUTF8(file, data); err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil // empty file
+		}
 		line, msg := yamlLine(err)
 		return &Error{File: file, Line: line, Err: errors.New(msg)}
 	}
+	// A second document would be ignored by a single Unmarshal: the
+	// settings in it would silently not apply. Only empty ones (a '---'
+	// with nothing after it, as some editors leave) may follow.
+	for {
+		var more yaml.Node
+		err := dec.Decode(&more)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			line, msg := yamlLine(err)
+			return &Error{File: file, Line: line, Err: errors.New(msg)}
+		}
+		if !emptyDocument(&more) {
+			return &Error{File: file, Line: more.Line, Err: errors.New("a second YAML document starts here ('---'): a configuration is one document; merge the two, or remove the '---' line")}
+		}
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil // empty file or only comments
+		return nil // only comments
 	}
 	d := &decoder{file: file}
 	return d.value(doc.Content[0], reflect.ValueOf(dst).Elem(), "", doc.Content[0].Line)
@@ -227,4 +254,35 @@ func yamlLine(err error) (int, string) {
 		return line, m[2]
 	}
 	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// emptyDocument reports whether doc, a document node, holds nothing but
+// comments.
+func emptyDocument(doc *yaml.Node) bool {
+	if len(doc.Content) == 0 {
+		return true
+	}
+	n := doc.Content[0]
+	return len(doc.Content) == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == ""
+}
+
+// checkUTF8 refuses data that is not UTF-8, at the line and column of the
+// first bad byte: the YAML parser's own message says neither.
+func checkUTF8(file string, data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return &Error{File: file, Line: 1, Err: errors.New("the file is UTF-16; save it as UTF-8")}
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &Error{File: file, Line: line, Err: fmt.Errorf("column %d: byte 0x%02x is not UTF-8; save the file as UTF-8", col, data[i])}
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		i += n
+		col++
+	}
+	return nil
 }
