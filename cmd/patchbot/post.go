@@ -45,8 +45,9 @@ http.cookiefile); for GitHub, GITHUB_TOKEN, with GITHUB_API_URL for GitHub
 Enterprise. They are never printed.
 
 With -n, post reads what it needs, prints what it would post, and changes
-nothing. The exit status is 1 when a post failed, and 2 for bad flags or
-configuration. See docs/review.md.`,
+nothing. Credentials are checked first: without them (and without -n)
+nothing is read or posted. The exit status is 1 when a post failed, and 2
+for bad flags, configuration or missing credentials. See docs/review.md.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` (default: review.gerrit)")
@@ -94,6 +95,28 @@ configuration. See docs/review.md.`,
 					return usagef("-kind: %v", err)
 				}
 			}
+			// The clients and their credentials are checked before
+			// the input is read or a server asked: a missing password
+			// is a setup error, said at once.
+			opts := reviewOptions(e, "post", &rc, *dryRun)
+			p := &poster{e: e, json: *jsonOut}
+			if *change != "" {
+				if p.gerritClient, _, err = newGerrit(server, opts); err != nil {
+					return setupError{err}
+				}
+				if err := p.gerritClient.CheckAuth("change " + *change); err != nil && !*dryRun {
+					return setupError{fmt.Errorf("%v; nothing was posted", err)}
+				}
+			}
+			if *pr != "" {
+				if p.githubClient, err = review.NewGitHub(review.GitHubAuthFromEnv(os.Getenv), opts); err != nil {
+					return setupError{err}
+				}
+				if err := p.githubClient.CheckAuth(target); err != nil && !*dryRun {
+					return setupError{fmt.Errorf("%v; nothing was posted", err)}
+				}
+				p.githubClient.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
+			}
 			in, err := readPostInput(e, args[0])
 			if err != nil {
 				return err
@@ -104,11 +127,8 @@ configuration. See docs/review.md.`,
 					*kind = "bench"
 				}
 			}
-
-			opts := reviewOptions(e, "post", &rc, *dryRun)
-			p := &poster{e: e, opts: opts, json: *jsonOut}
 			if *change != "" {
-				p.gerrit(server, review.GerritPost{
+				p.gerrit(review.GerritPost{
 					Change:   *change,
 					Revision: *revision,
 					Labels:   rc.Labels,
@@ -173,31 +193,21 @@ func readPostInput(e *env, name string) (*postInput, error) {
 // A poster posts to each target in turn, going on after a failure so that
 // one broken server does not keep the message from the other.
 type poster struct {
-	e       *env
-	opts    review.Options
-	json    bool
-	results []*review.PostResult
-	errs    []error
+	e            *env
+	gerritClient *review.Gerrit
+	githubClient *review.GitHub
+	json         bool
+	results      []*review.PostResult
+	errs         []error
 }
 
-func (p *poster) gerrit(serverURL string, post review.GerritPost) {
-	g, _, err := newGerrit(serverURL, p.opts)
-	if err != nil {
-		p.errs = append(p.errs, err)
-		return
-	}
-	res, err := g.Post(p.e.ctx, post)
+func (p *poster) gerrit(post review.GerritPost) {
+	res, err := p.gerritClient.Post(p.e.ctx, post)
 	p.done(res, err, post.Message.Text)
 }
 
 func (p *poster) github(pr review.PullRequest, m review.Message) {
-	g, err := review.NewGitHub(review.GitHubAuthFromEnv(os.Getenv), p.opts)
-	if err != nil {
-		p.errs = append(p.errs, err)
-		return
-	}
-	g.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
-	res, err := g.Post(p.e.ctx, pr, m)
+	res, err := p.githubClient.Post(p.e.ctx, pr, m)
 	p.done(res, err, m.Text)
 }
 

@@ -119,6 +119,11 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 		return nil, err
 	}
 	target := "change " + p.Change
+	// Credentials are checked before the server is read: a missing
+	// password is said at once, not after retrying a server that is down.
+	if err := g.needAuth(target); err != nil && !g.opts.DryRun {
+		return nil, err
+	}
 	ci, err := g.change(ctx, target, p.Change)
 	if err != nil {
 		return nil, err
@@ -142,9 +147,6 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 	if hasMessage(ci.Messages, tag, ps, text, p.Once) {
 		res.Action = AlreadyPosted
 		return res, nil
-	}
-	if err := g.needAuth(target); err != nil && !g.opts.DryRun {
-		return nil, err
 	}
 	in := gerrit.ReviewInput{Message: text, Tag: tag, Labels: p.Labels}
 	op := fmt.Sprintf("post the %s message on %s patch set %d", p.Message.Kind, res.URL, ps)
@@ -262,6 +264,9 @@ func hasMessage(msgs []gerrit.ChangeMessageInfo, tag string, ps int, text string
 // after. It writes only what differs, so running it twice changes nothing.
 func (g *Gerrit) Hashtags(ctx context.Context, change string, add, remove []string) ([]string, error) {
 	target := "change " + change
+	if err := g.needAuth(target); err != nil && !g.opts.DryRun {
+		return nil, err
+	}
 	var have []string
 	if _, err := g.retry(ctx, target, "reading the hashtags", func(ctx context.Context) error {
 		var err error
@@ -284,9 +289,6 @@ func (g *Gerrit) Hashtags(ctx context.Context, change string, add, remove []stri
 	if len(in.Add) == 0 && len(in.Remove) == 0 {
 		return have, nil
 	}
-	if err := g.needAuth(target); err != nil && !g.opts.DryRun {
-		return nil, err
-	}
 	after := have
 	what := fmt.Sprintf("set hashtags on change %s: add %v, remove %v", change, in.Add, in.Remove)
 	_, err := g.opts.write(ctx, what, func(ctx context.Context) error {
@@ -305,6 +307,11 @@ func (g *Gerrit) Hashtags(ctx context.Context, change string, add, remove []stri
 	slices.Sort(after)
 	return after, nil
 }
+
+// CheckAuth returns the error a write to target would fail with because g
+// has no credentials, or nil: for callers that check everything before they
+// start (every write checks it again).
+func (g *Gerrit) CheckAuth(target string) error { return g.needAuth(target) }
 
 // needAuth returns an error saying what to set when g has no credentials.
 func (g *Gerrit) needAuth(target string) error {

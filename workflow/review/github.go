@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -61,8 +62,13 @@ func ParsePullRequest(s string) (PullRequest, error) {
 	if m == nil {
 		return PullRequest{}, fmt.Errorf("%q is not a pull request like owner/repo#12", s)
 	}
-	n, _ := strconv.Atoi(m[3])
-	return PullRequest{m[1], m[2], n}, nil
+	// GitHub's numbers are 32-bit (its GraphQL API's Int): a larger one
+	// names no pull request, and Atoi would clamp it to another number.
+	n, err := strconv.ParseInt(m[3], 10, 32)
+	if err != nil {
+		return PullRequest{}, fmt.Errorf("%q: pull request number %s is out of range (GitHub numbers them up to %d)", s, m[3], math.MaxInt32)
+	}
+	return PullRequest{m[1], m[2], int(n)}, nil
 }
 
 func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
@@ -76,11 +82,28 @@ func commentBody(m Message) string {
 	return fit(Marker(m.Kind)+"\n"+strings.TrimSpace(m.Text)+"\n", maxComment)
 }
 
+// CheckAuth returns the error a write to pr would fail with because g has
+// no token, or nil: for callers that check everything before they start
+// (every write checks it again).
+func (g *GitHub) CheckAuth(pr PullRequest) error {
+	if g.auth.Token.isSet() {
+		return nil
+	}
+	return &Error{Server: g.server(), Target: "pull request " + pr.String(), Op: "signing in",
+		Detail: "no token", Hint: "set " + EnvGitHubToken}
+}
+
 // Post makes the pull request's comment of m's kind say m.Text: it creates
 // the comment, edits it in place, or leaves it when it already says that.
 // The comment is found by its hidden first line, Marker(kind).
 func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResult, error) {
 	if err := m.check(); err != nil {
+		return nil, err
+	}
+	target := "pull request " + pr.String()
+	// The token is checked before the server is read: a missing token is
+	// said at once, not after retrying a server that is down.
+	if err := g.CheckAuth(pr); err != nil && !g.opts.DryRun {
 		return nil, err
 	}
 	res := &PostResult{Server: "github", Change: pr.String(), Kind: m.Kind}
@@ -95,11 +118,6 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 			res.Action = Unchanged
 			return res, g.summary(ctx, m)
 		}
-	}
-	target := "pull request " + pr.String()
-	if !g.auth.Token.isSet() && !g.opts.DryRun {
-		return nil, &Error{Server: g.server(), Target: target, Op: "signing in",
-			Detail: "no token", Hint: "set " + EnvGitHubToken}
 	}
 	var what string
 	var fn func(context.Context) error

@@ -270,13 +270,14 @@ func TestGitHubTooLong(t *testing.T) {
 }
 
 func TestParsePullRequest(t *testing.T) {
-	for _, s := range []string{"gopher/codec#7", "go-gopher/x.y_z#12"} {
+	for _, s := range []string{"gopher/codec#7", "go-gopher/x.y_z#12", "gopher/codec#2147483647"} {
 		pr, err := ParsePullRequest(s)
 		if err != nil || pr.String() != s {
 			t.Errorf("ParsePullRequest(%q) = %v, %v", s, pr, err)
 		}
 	}
-	for _, s := range []string{"gopher/codec", "codec#7", "gopher/codec#0", "https://github.com/gopher/codec/pull/7"} {
+	for _, s := range []string{"gopher/codec", "codec#7", "gopher/codec#0", "https://github.com/gopher/codec/pull/7",
+		"gopher/codec#2147483648", "gopher/codec#99999999999999999999"} {
 		if _, err := ParsePullRequest(s); err == nil {
 			t.Errorf("ParsePullRequest(%q) succeeded", s)
 		}
