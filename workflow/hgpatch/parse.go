@@ -220,12 +220,22 @@ func isHex(s string, n int) bool {
 	return true
 }
 
-// message joins lines into a description without leading or trailing
-// blank lines and without line endings at the end.
+// message joins lines into a description as Mercurial stored it: without
+// the blank lines before and after it (hg stores none; the one after
+// separates it from the diffs) and with "\n" line endings (hg stores no
+// "\r" at a line's end, so one there came from the patch file being saved
+// with CRLF). Everything else, spaces at either end of a line included,
+// is kept byte for byte.
 func message(lines []string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
 	s := strings.Join(lines, "")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	return strings.Trim(s, "\n \t")
+	return strings.TrimSuffix(s, "\n")
 }
 
 // files parses file diffs until the end of the input or the next changeset.

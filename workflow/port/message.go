@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/patchbot/patchbot/workflow/hgpatch"
@@ -36,11 +37,19 @@ var (
 )
 
 // cleanMessage returns msg with the old review lines removed from its end
-// and the rewrites applied. Only the trailing block of the message (review
-// lines, trailers and blank lines after the last line of prose) is cleaned,
-// so a description that talks about "R=" in its text keeps it.
+// and the rewrites applied, and nothing else changed. A contributor's
+// description is theirs: docs/port.md lists every change port makes to one,
+// and this is where all but the Change-Id are made.
+//
+// Only the trailing block of the message (review lines, trailers and blank
+// lines after the last line of prose) loses lines, so a description that
+// talks about "R=" in its text keeps it. Where a removed line stood between
+// two runs of blank lines, the runs do not add up: the longer one is kept,
+// so the removal leaves no gap of its own; every other run of blank lines
+// stays as it was. Blank lines at the start and the end go, as Mercurial
+// itself never stores them.
 func cleanMessage(msg string, drop []*regexp.Regexp, rewrites []Rewrite) string {
-	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	lines := strings.Split(msg, "\n")
 	start := len(lines)
 	for start > 1 {
 		l := strings.TrimSpace(lines[start-1])
@@ -50,21 +59,48 @@ func cleanMessage(msg string, drop []*regexp.Regexp, rewrites []Rewrite) string 
 		}
 		break
 	}
-	kept := lines[:start]
+	kept := slices.Clone(lines[:start])
+	skip := 0 // blank lines still to leave out after a removed line
 	for _, l := range lines[start:] {
-		if t := strings.TrimSpace(l); t == "" || !matchAny(drop, t) {
+		switch t := strings.TrimSpace(l); {
+		case t != "" && matchAny(drop, t):
+			if skip == 0 {
+				skip = blankRun(kept)
+			}
+		case t == "" && skip > 0:
+			skip--
+		default:
+			if t != "" {
+				skip = 0
+			}
 			kept = append(kept, l)
 		}
 	}
-	out := strings.Join(kept, "\n")
+	out := strings.Join(trimBlankLines(kept), "\n")
 	for _, rw := range rewrites {
 		out = rw.Match.ReplaceAllString(out, rw.Replace)
 	}
-	// Collapse the blank lines that removed lines leave behind.
-	for strings.Contains(out, "\n\n\n") {
-		out = strings.ReplaceAll(out, "\n\n\n", "\n\n")
+	return out
+}
+
+// isBlank reports whether a line holds only white space.
+func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
+
+// blankRun returns how many blank lines end lines.
+func blankRun(lines []string) int {
+	n := 0
+	for n < len(lines) && isBlank(lines[len(lines)-1-n]) {
+		n++
 	}
-	return strings.TrimSpace(out)
+	return n
+}
+
+// trimBlankLines returns lines without the blank lines at either end.
+func trimBlankLines(lines []string) []string {
+	for len(lines) > 0 && isBlank(lines[0]) {
+		lines = lines[1:]
+	}
+	return lines[:len(lines)-blankRun(lines)]
 }
 
 func matchAny(res []*regexp.Regexp, s string) bool {

@@ -14,6 +14,18 @@ func TestCleanMessage(t *testing.T) {
 		{"a: b\n\nR= is how reviewers were named.\nMore prose.", "a: b\n\nR= is how reviewers were named.\nMore prose."},
 		{"single line", "single line"},
 		{"a: b\n\n---\n\ntext after dashes", "a: b\n\n---\n\ntext after dashes"},
+		// Everything else is kept byte for byte.
+		{"a: b  \n\nBody.\t\nend ", "a: b  \n\nBody.\t\nend "},
+		{"  indented: b\n\n\tcode", "  indented: b\n\n\tcode"},
+		{"a: b\n\n\nTwo blank lines.\n\n\n\nThree.", "a: b\n\n\nTwo blank lines.\n\n\n\nThree."},
+		{"a: b\n\nBody\rwith a CR", "a: b\n\nBody\rwith a CR"},
+		{"a: b\n\nBody.\n\n\ncommitter: Gopher <g@golang.org>", "a: b\n\nBody.\n\n\ncommitter: Gopher <g@golang.org>"},
+		// Removing review lines closes the gap they leave, and only it.
+		{"a: b\n\nBody.\n\nR=r\n\n\ncommitter: R <r@golang.org>", "a: b\n\nBody.\n\n\ncommitter: R <r@golang.org>"},
+		{"a: b\n\nBody.\n\n\nR=r\n\nCommitter: R <r@golang.org>", "a: b\n\nBody.\n\n\nCommitter: R <r@golang.org>"},
+		{"a: b\n\nBody.\n\nR=r\n\nCC=c\n\nCommitter: R <r@golang.org>", "a: b\n\nBody.\n\nCommitter: R <r@golang.org>"},
+		// Blank lines at either end go, as hg stores none.
+		{"\n \na: b\n\nBody.\n\t\n\n", "a: b\n\nBody."},
 	}
 	for _, tt := range tests {
 		if got := cleanMessage(tt.in, DefaultDropLines, DefaultRewrites); got != tt.want {
