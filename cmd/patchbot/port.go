@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,8 +108,8 @@ See docs/port.md.`,
 				return err
 			}
 			opts.Remaps = append(opts.Remaps, remaps...)
-			if *author != "" && !strings.Contains(*author, "<") {
-				return usagef("-author %q: want 'Name <email>'", *author)
+			if *author != "" && (!strings.Contains(*author, "<") || strings.ContainsAny(*author, "\n\r\x00")) {
+				return usagef("-author %q: want 'Name <email>' on one line", *author)
 			}
 			opts.Repo, opts.Onto, opts.Branch = *repo, *onto, *branch
 			opts.Fuzz, opts.Author, opts.Message = *fuzz, *author, *msg
@@ -126,7 +128,12 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			res, err := port.Port(opts, inputs)
+			res, err := port.PortContext(e.ctx, opts, inputs)
+			if oe, ok := errors.AsType[*port.OptionError](err); ok {
+				// A revision that does not resolve, a branch name git
+				// refuses: the call's mistake, exit 2.
+				return usagef("%v", oe)
+			}
 			if err != nil {
 				return err
 			}
@@ -233,6 +240,9 @@ func portOptions(c *config.Port) (*port.Options, error) {
 // readPatches reads the named patch files; "-" is standard input.
 func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
 	var inputs []port.Input
+	if i := slices.Index(names, "-"); i >= 0 && slices.Contains(names[i+1:], "-") {
+		return nil, usagef("standard input (-) is given twice; it can be read only once")
+	}
 	for _, name := range names {
 		var data []byte
 		var err error
