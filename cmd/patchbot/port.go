@@ -50,6 +50,12 @@ as DIR/FILE.rej. Paths that are absolute, contain '..', lie in .git, or lead
 through a symbolic link are refused before anything is written. A changeset
 whose Change-Id is already in the history, or whose changes are already in
 the tree (the patch applies in reverse), is skipped and reported.
+The branch is set by compare-and-swap, with a reflog entry: of two ports
+racing for one branch, one wins and the other exits 1, having written
+nothing; an interrupt (Ctrl-C) before the branch is set leaves the
+repository as it was. Linked worktrees and bare repositories (without
+-checkout) work; a branch name git refuses, an -onto that does not resolve
+and an -author that is not 'Name <email>' exit 2.
 
 A plain diff has no author or message: -author 'Name <email>' (default: the
 committer git would use) and -m (default: a line naming the patch) give them.
