@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +50,12 @@ as DIR/FILE.rej. Paths that are absolute, contain '..', lie in .git, or lead
 through a symbolic link are refused before anything is written. A changeset
 whose Change-Id is already in the history, or whose changes are already in
 the tree (the patch applies in reverse), is skipped and reported.
+The branch is set by compare-and-swap, with a reflog entry: of two ports
+racing for one branch, one wins and the other exits 1, having written
+nothing; an interrupt (Ctrl-C) before the branch is set leaves the
+repository as it was. Linked worktrees and bare repositories (without
+-checkout) work; a branch name git refuses, an -onto that does not resolve
+and an -author that is not 'Name <email>' exit 2.
 
 A plain diff has no author or message: -author 'Name <email>' (default: the
 committer git would use) and -m (default: a line naming the patch) give them.
@@ -106,8 +114,8 @@ See docs/port.md.`,
 				return err
 			}
 			opts.Remaps = append(opts.Remaps, remaps...)
-			if *author != "" && !strings.Contains(*author, "<") {
-				return usagef("-author %q: want 'Name <email>'", *author)
+			if *author != "" && (!strings.Contains(*author, "<") || strings.ContainsAny(*author, "\n\r\x00")) {
+				return usagef("-author %q: want 'Name <email>' on one line", *author)
 			}
 			opts.Repo, opts.Onto, opts.Branch = *repo, *onto, *branch
 			opts.Fuzz, opts.Author, opts.Message = *fuzz, *author, *msg
@@ -126,7 +134,12 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			res, err := port.Port(opts, inputs)
+			res, err := port.PortContext(e.ctx, opts, inputs)
+			if oe, ok := errors.AsType[*port.OptionError](err); ok {
+				// A revision that does not resolve, a branch name git
+				// refuses: the call's mistake, exit 2.
+				return usagef("%v", oe)
+			}
 			if err != nil {
 				return err
 			}
@@ -233,6 +246,9 @@ func portOptions(c *config.Port) (*port.Options, error) {
 // readPatches reads the named patch files; "-" is standard input.
 func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
 	var inputs []port.Input
+	if i := slices.Index(names, "-"); i >= 0 && slices.Contains(names[i+1:], "-") {
+		return nil, usagef("standard input (-) is given twice; it can be read only once")
+	}
 	for _, name := range names {
 		var data []byte
 		var err error

@@ -26,7 +26,7 @@ func (e *effects) do(what string, fn func() error) error {
 		return nil
 	}
 	if err := fn(); err != nil {
-		return fmt.Errorf("%s: %v", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	e.log = append(e.log, what)
 	return nil

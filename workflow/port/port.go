@@ -16,15 +16,17 @@
 package port
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -61,6 +63,8 @@ type Options struct {
 	Checkout  bool   // check the branch out (refused when the work tree has changes, or an untracked file the port would overwrite)
 	RejectDir string // where to write the hunks that fail, as NAME.rej
 	DryRun    bool   // compute everything, write nothing
+
+	testHook func(step string) // called at each step that may be interrupted; for tests
 }
 
 // An Input is one patch file.
@@ -155,10 +159,61 @@ func (e *ApplyError) Error() string {
 	return b.String()
 }
 
-// Port ports the patches in inputs, in order, onto the repository.
+// An OptionError is a port refused because of how it was asked for (a
+// branch name git refuses, a revision that does not resolve, an author
+// without an address), before anything was written: the caller's mistake,
+// not the patch's.
+type OptionError struct {
+	Option string // as the caller knows it: "-onto", "-branch", "port.branch_prefix"
+	Value  string
+	Reason string
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return e.Option + ": " + e.Reason
+	}
+	return fmt.Sprintf("%s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// A RaceError is a port that lost its branch to another process, which
+// created or moved it while the port ran. Nothing was written.
+type RaceError struct {
+	Branch string
+	Now    string // the branch's commit now
+}
+
+func (e *RaceError) Error() string {
+	return fmt.Sprintf("branch %s was created by another process while this port ran (it is at %s now); nothing was written; port again, or choose another branch with -branch",
+		e.Branch, short(e.Now))
+}
+
+// Port is PortContext with a context that is never cancelled.
 func Port(opts *Options, inputs []Input) (*Result, error) {
+	return PortContext(context.Background(), opts, inputs)
+}
+
+// PortContext ports the patches in inputs, in order, onto the repository.
+// It is all or nothing: it writes only once every changeset has applied,
+// and then moves the branch by compare-and-swap, so that of two ports
+// racing for one branch, one fails with a *RaceError and writes nothing.
+// When ctx is cancelled before the branch is locked for the port, it stops
+// and removes what it wrote, returning an *InterruptedError; once the
+// branch is locked the port finishes, which takes moments.
+func PortContext(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 	if opts.Fuzz < 0 {
 		return nil, fmt.Errorf("fuzz %d: must be 0 or more", opts.Fuzz)
+	}
+	if err := checkBranch(opts); err != nil {
+		return nil, err
+	}
+	if opts.Author != "" {
+		if strings.ContainsAny(opts.Author, "\n\r\x00") {
+			return nil, &OptionError{Option: "-author", Value: opts.Author, Reason: "an author is one line: want 'Name <email>'"}
+		}
+		if _, email := parseUser(opts.Author); email == "" || !strings.Contains(opts.Author, "<") {
+			return nil, &OptionError{Option: "-author", Value: opts.Author, Reason: "want 'Name <email>'"}
+		}
 	}
 	var patches []*hgpatch.Patch
 	for _, in := range inputs {
@@ -184,17 +239,33 @@ func Port(opts *Options, inputs []Input) (*Result, error) {
 	if dir == "" {
 		dir = "."
 	}
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	g, err := findRepo(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening Git repository %s: %v", dir, err)
+		return nil, err
 	}
-	p := &porter{opts: opts, repo: repo, dir: dir, fx: &effects{dryRun: opts.DryRun}}
+	if opts.Checkout && g.workTree == "" {
+		return nil, &OptionError{Option: "-checkout", Reason: fmt.Sprintf("%s is a bare repository, with no work tree to check out into; port without -checkout, or into a clone or worktree ('git worktree add')", g.top())}
+	}
+	repo, err := g.open()
+	if err != nil {
+		return nil, err
+	}
+	p := &porter{ctx: ctx, opts: opts, repo: repo, g: g, dir: dir, fx: &effects{dryRun: opts.DryRun}}
+	if opts.Checkout && !opts.DryRun {
+		unlock, err := p.lockCheckout()
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	return p.run(patches)
 }
 
 type porter struct {
+	ctx  context.Context
 	opts *Options
-	repo *git.Repository
+	repo *gogit.Repository // for reading objects
+	g    *gitRepo
 	dir  string
 	fx   *effects
 	tree *tree
@@ -203,16 +274,23 @@ type porter struct {
 	untracked []string // with Checkout: the work tree's untracked files
 }
 
+// hook tells a test that the port reached step.
+func (p *porter) hook(step string) {
+	if p.opts.testHook != nil {
+		p.opts.testHook(step)
+	}
+}
+
 func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
 	onto := p.opts.Onto
 	if onto == "" {
 		onto = "HEAD"
 	}
-	baseHash, err := p.repo.ResolveRevision(plumbing.Revision(onto))
+	baseHash, err := p.g.resolve(onto)
 	if err != nil {
-		return nil, fmt.Errorf("resolving -onto %s: %v", onto, err)
+		return nil, err
 	}
-	base, err := p.repo.CommitObject(*baseHash)
+	base, err := p.repo.CommitObject(baseHash)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %v", onto, err)
 	}
@@ -229,16 +307,16 @@ func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
 			return nil, err
 		}
 	}
-	top, _ := filepath.Abs(p.dir)
-	if wt, err := p.repo.Worktree(); err == nil {
-		top = wt.Filesystem.Root()
-	}
-	p.res = &Result{Repo: top, Base: base.Hash.String(), DryRun: p.opts.DryRun, Commits: []*Commit{}}
+	p.res = &Result{Repo: p.g.top(), Base: base.Hash.String(), DryRun: p.opts.DryRun, Commits: []*Commit{}}
 	p.tree = newTree(p.repo.Storer, baseTree)
 	history := p.changeIDs(base)
 
 	parent := base.Hash
 	for i, pt := range patches {
+		if err := ctxErr(p.ctx); err != nil {
+			return nil, err
+		}
+		p.hook("apply")
 		if id := idFor(pt); history[id] != "" {
 			// Already in the base: build the rest on the base as it is.
 			p.res.Skipped = append(p.res.Skipped, &Skipped{Subject: subject(pt.Message), ChangeID: id, Commit: history[id]})
@@ -424,36 +502,166 @@ func (p *porter) metadata(pt *hgpatch.Patch, committer object.Signature) (string
 
 // publish writes the objects and the branch, and checks it out, unless the
 // branch already holds this port.
+//
+// The order is what makes it all or nothing. The objects go to a
+// quarantine, invisible to other processes; then the branch is locked by
+// git update-ref, checking that it still does not exist; with -checkout,
+// the commit is checked out (detached) while the lock is held; only then
+// are the objects moved into the repository and the branch set, and HEAD
+// attached to it. Whatever fails or is interrupted before the move leaves
+// the repository as it was.
 func (p *porter) publish() error {
 	ref := plumbing.NewBranchReferenceName(p.res.Branch)
-	if !ref.IsBranch() || strings.ContainsAny(p.res.Branch, " ~^:?*[\\") || strings.Contains(p.res.Branch, "..") {
-		return fmt.Errorf("bad branch name %q", p.res.Branch)
+	if why := branchNameProblem(p.res.Branch); why != "" {
+		return &OptionError{Option: "-branch", Value: p.res.Branch, Reason: "not a branch name git accepts: " + why + "; choose another"}
 	}
 	if err := p.checkUntracked(); err != nil {
 		return err
 	}
-	if old, err := p.repo.Reference(ref, true); err == nil {
-		if p.samePort(old.Hash()) {
-			p.res.UpToDate = true
-			p.res.Head = old.Hash().String()
-			p.fx.note(fmt.Sprintf("branch %s already holds this port at %s: nothing to do", p.res.Branch, short(old.Hash().String())))
-			return p.checkout(ref)
-		}
-		return fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with -branch", p.res.Branch, short(old.Hash().String()))
+	if done, err := p.existing(ref); done || err != nil {
+		return err
 	}
-	if err := p.fx.do(fmt.Sprintf("write %d new objects", p.tree.count()), func() error {
-		_, err := p.tree.flush(p.repo.Storer)
+	if err := ctxErr(p.ctx); err != nil {
+		return err
+	}
+	var q *quarantine
+	if err := p.fx.do(fmt.Sprintf("write %d new objects", p.tree.count()), func() (err error) {
+		q, err = p.writeObjects(p.ctx)
 		return err
 	}); err != nil {
+		return unwrapInterrupt(err)
+	}
+	if q != nil {
+		defer q.remove()
+	}
+	err := p.fx.do(fmt.Sprintf("create branch %s at %s", p.res.Branch, short(p.res.Head)), func() error {
+		return p.setBranch(ref, q)
+	})
+	if errors.Is(err, errSamePort) {
+		// Another process ported the same patch at the same time: the
+		// branch is what this port would have made it.
+		p.fx.log = nil
+		_, err := p.existing(ref)
 		return err
 	}
-	if err := p.fx.do(fmt.Sprintf("create branch %s at %s", p.res.Branch, short(p.res.Head)), func() error {
-		return p.repo.Storer.SetReference(plumbing.NewHashReference(ref, plumbing.NewHash(p.res.Head)))
-	}); err != nil {
-		return err
+	if err != nil {
+		return unwrapInterrupt(err)
 	}
-	return p.checkout(ref)
+	if p.opts.Checkout {
+		// Done by setBranch, under the branch's lock; recorded here, in
+		// the order the user thinks of it.
+		p.fx.do("check out "+ref.Short(), func() error { return nil })
+	}
+	return nil
 }
+
+// unwrapInterrupt returns the *InterruptedError in err as it is, without
+// the effect's description around it: it says all there is to say.
+func unwrapInterrupt(err error) error {
+	if ie, ok := errors.AsType[*InterruptedError](err); ok {
+		return ie
+	}
+	if re, ok := errors.AsType[*RaceError](err); ok {
+		return re
+	}
+	return err
+}
+
+// existing handles a branch that exists already: done when it holds this
+// port (then checked out if asked), an error when it holds anything else.
+func (p *porter) existing(ref plumbing.ReferenceName) (done bool, err error) {
+	old, err := p.g.refValue(ref.String())
+	if err != nil || old == "" {
+		return false, err
+	}
+	if !p.samePort(plumbing.NewHash(old)) {
+		return true, fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with -branch", p.res.Branch, short(old))
+	}
+	p.res.UpToDate = true
+	p.res.Head = old
+	p.fx.note(fmt.Sprintf("branch %s already holds this port at %s: nothing to do", p.res.Branch, short(old)))
+	if p.opts.Checkout {
+		return true, p.fx.do("check out "+ref.Short(), func() error {
+			_, err := git(p.g.dir, "checkout", "-q", ref.Short(), "--")
+			return err
+		})
+	}
+	return true, nil
+}
+
+// setBranch creates the branch at the port's head, by compare-and-swap
+// against "does not exist", with the objects in q, and checks it out when
+// asked.
+func (p *porter) setBranch(ref plumbing.ReferenceName, q *quarantine) error {
+	msg := fmt.Sprintf("patchbot port: %s onto %s", p.res.Commits[len(p.res.Commits)-1].Subject, short(p.res.Base))
+	zero := strings.Repeat("0", len(p.res.Head))
+	if err := ctxErr(p.ctx); err != nil {
+		return err
+	}
+	// git creates the directories a ref's lock needs, and leaves them
+	// when the update is abandoned: those that are new are removed again.
+	newDirs := p.g.missingRefDirs(ref.String())
+	abort := func(tx *refTransaction) {
+		if tx != nil {
+			tx.abort()
+		}
+		removeEmptyDirs(newDirs)
+	}
+	tx, err := prepareRef(p.g.dir, q.env(), msg, ref.String(), p.res.Head, zero)
+	if err != nil {
+		abort(nil)
+		return p.lost(ref, err)
+	}
+	p.hook("prepared")
+	if err := ctxErr(p.ctx); err != nil {
+		abort(tx)
+		return err
+	}
+	if p.opts.Checkout {
+		// Detached while the branch is locked: if git refuses (a file in
+		// the way, the index locked by another git), nothing has changed.
+		if _, err := gitIn(p.g.dir, q.env(), nil, "checkout", "-q", "--detach", p.res.Head, "--"); err != nil {
+			abort(tx)
+			return fmt.Errorf("-checkout: %v; nothing was written", err)
+		}
+	}
+	// From here on the port finishes: it holds the lock, and the rest
+	// takes moments.
+	if err := q.migrate(p.g.objects); err != nil {
+		abort(tx)
+		return fmt.Errorf("moving the objects into %s: %v (the branch was not created)", p.g.objects, err)
+	}
+	if err := tx.commit(); err != nil {
+		return err
+	}
+	if p.opts.Checkout {
+		if _, err := git(p.g.dir, "symbolic-ref", "-m", "patchbot port: check out "+ref.Short(), "HEAD", ref.String()); err != nil {
+			return fmt.Errorf("branch %s is created and its commit checked out, but HEAD could not be attached to it: %v; run 'git checkout %s'", ref.Short(), err, ref.Short())
+		}
+	}
+	return nil
+}
+
+// lost turns the failure to lock the branch into the error to report: a
+// *RaceError when another process created the branch meanwhile (or holds
+// its lock), or errSamePort when what it created is this very port.
+func (p *porter) lost(ref plumbing.ReferenceName, err error) error {
+	now, rerr := p.g.refValue(ref.String())
+	if rerr != nil || now == "" {
+		if ge, ok := err.(*gitError); ok && strings.Contains(ge.msg, ".lock': File exists") {
+			return &RaceError{Branch: p.res.Branch, Now: "(being set)"}
+		}
+		return err
+	}
+	if p.samePort(plumbing.NewHash(now)) {
+		return errSamePort
+	}
+	return &RaceError{Branch: p.res.Branch, Now: now}
+}
+
+// errSamePort says that another process has just set the branch to this
+// same port.
+var errSamePort = errors.New("the branch holds this port already")
 
 // samePort reports whether the commits ending at tip are the port's
 // commits: same trees and Change-Ids, on the same base.
@@ -481,32 +689,59 @@ func short(h string) string {
 	return h
 }
 
+// lockCheckout takes patchbot's lock on the work tree for a -checkout
+// port, and returns the function that gives it back. Git serialises the
+// index (index.lock) but not the whole of a checkout: between git checkout
+// releasing the index and moving HEAD, a second checkout can start, and
+// HEAD ends on one branch with the files of the other. Two -checkout ports
+// in one work tree are therefore exclusive: the second is refused at once,
+// before it writes anything.
+func (p *porter) lockCheckout() (func(), error) {
+	name := filepath.Join(p.g.gitDir, "patchbot-checkout.lock")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("-checkout: another patchbot port -checkout is running in %s (%s exists); wait for it to finish, or remove the file if none is running", p.g.top(), name)
+		}
+		return nil, fmt.Errorf("-checkout: %v", err)
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	f.Close()
+	return func() { os.Remove(name) }, nil
+}
+
 // checkClean refuses a work tree with changes to tracked files, before
-// anything is written.
+// anything is written, and notes the untracked files for checkUntracked.
+// It asks git status, as git checkout itself would see the work tree;
+// --no-optional-locks keeps it from refreshing the index, which would
+// change the repository before anything is known to apply.
 func (p *porter) checkClean() error {
-	wt, err := p.repo.Worktree()
+	out, err := git(p.g.workTree, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
 		return fmt.Errorf("-checkout: %v", err)
 	}
-	st, err := wt.Status()
-	if err != nil {
-		return fmt.Errorf("-checkout: %v", err)
-	}
-	for name, s := range st {
-		if s.Staging == git.Untracked && s.Worktree == git.Untracked {
+	var changed []string
+	for _, e := range strings.Split(out, "\x00") {
+		if len(e) < 4 {
+			continue
+		}
+		name := filepath.FromSlash(e[3:])
+		if e[:2] == "??" {
 			p.untracked = append(p.untracked, name)
 			continue
 		}
-		if s.Staging != git.Unmodified || s.Worktree != git.Unmodified {
-			return fmt.Errorf("-checkout: the work tree has changes (%s, and maybe more); commit or stash them first, or port without -checkout", name)
-		}
+		changed = append(changed, name)
+	}
+	if len(changed) > 0 {
+		slices.Sort(changed)
+		return fmt.Errorf("-checkout: the work tree has changes (%s, and maybe more); commit or stash them first, or port without -checkout", changed[0])
 	}
 	return nil
 }
 
 // checkUntracked refuses, before anything is written, a checkout that
-// would overwrite an untracked file with one of the port's, as git checkout
-// does: go-git's checkout would overwrite it silently.
+// would overwrite an untracked file with one of the port's, with a message
+// that says what to do (git checkout would refuse it too, later).
 func (p *porter) checkUntracked() error {
 	slices.Sort(p.untracked)
 	for _, name := range p.untracked {
@@ -515,19 +750,6 @@ func (p *porter) checkUntracked() error {
 		}
 	}
 	return nil
-}
-
-func (p *porter) checkout(ref plumbing.ReferenceName) error {
-	if !p.opts.Checkout {
-		return nil
-	}
-	return p.fx.do("check out "+ref.Short(), func() error {
-		wt, err := p.repo.Worktree()
-		if err != nil {
-			return err
-		}
-		return wt.Checkout(&git.CheckoutOptions{Branch: ref})
-	})
 }
 
 // modeString formats a Git mode change for FileChange.Mode.

@@ -1,7 +1,6 @@
 package port
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -242,21 +241,15 @@ func (t *tree) count() int {
 	return len(t.mem.Blobs) + len(t.mem.Trees) + len(t.mem.Commits)
 }
 
-// flush copies the objects the port created into the repository.
-func (t *tree) flush(dst storer.EncodedObjectStorer) (int, error) {
-	n := 0
+// each calls fn for each object the port created: blobs, then trees, then
+// commits. It stops at the first error.
+func (t *tree) each(fn func(plumbing.EncodedObject) error) error {
 	for _, m := range []map[plumbing.Hash]plumbing.EncodedObject{t.mem.Blobs, t.mem.Trees, t.mem.Commits} {
-		for h, obj := range m {
-			if err := dst.HasEncodedObject(h); err == nil {
-				continue
-			} else if !errors.Is(err, plumbing.ErrObjectNotFound) {
-				return n, err
+		for _, obj := range m {
+			if err := fn(obj); err != nil {
+				return err
 			}
-			if _, err := dst.SetEncodedObject(obj); err != nil {
-				return n, err
-			}
-			n++
 		}
 	}
-	return n, nil
+	return nil
 }
