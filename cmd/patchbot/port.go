@@ -134,7 +134,7 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			res, err := port.PortContext(e.ctx, opts, inputs)
+			res, err := port.Port(e.ctx, opts, inputs)
 			if oe, ok := errors.AsType[*port.OptionError](err); ok {
 				// A revision that does not resolve, a branch name git
 				// refuses: the call's mistake, exit 2.

@@ -13,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/workflow/freeze"
+	"github.com/patchbot/patchbot/workflow/port"
 	"github.com/patchbot/patchbot/workflow/review"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
 )
@@ -203,6 +204,11 @@ section. See docs/run.md.`,
 				}
 			} else if res != nil && res.Kept {
 				fmt.Fprintf(e.stdout, "\nscratch directory kept: %s\n", res.Scratch)
+			}
+			if oe, ok := errors.AsType[*port.OptionError](err); ok {
+				// -onto that does not resolve, a branch name git
+				// refuses: the call's mistake, exit 2, as in port.
+				return usagef("%v", oe)
 			}
 			return err
 		}

@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,7 +95,7 @@ func benchmarkPort(b *testing.B, files, linesPerFile, changedPerFile int) {
 	b.Run("patchbot", func(b *testing.B) {
 		for range b.N {
 			dir := clone(b)
-			res, err := Port(&Options{Repo: dir}, []Input{{"large.patch", data}})
+			res, err := Port(context.Background(), &Options{Repo: dir}, []Input{{"large.patch", data}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestCheckoutKeepsUntracked(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "new.txt"), []byte("mine, not committed\n"), 0o666)
 	before := snapshot(t, filepath.Join(repo, ".git"))
 	patch := "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+from the patch\n"
-	_, err := Port(&Options{Repo: repo, Checkout: true, Branch: "b"}, []Input{{"n.patch", []byte(patch)}})
+	_, err := Port(context.Background(), &Options{Repo: repo, Checkout: true, Branch: "b"}, []Input{{"n.patch", []byte(patch)}})
 	if err == nil || !strings.Contains(err.Error(), "new.txt") {
 		t.Errorf("Port -checkout over an untracked new.txt: %v; want it refused", err)
 	}

@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -100,7 +101,7 @@ func checkDescriptions(t *testing.T, ds []description) {
 		_, stored[i], _ = strings.Cut(entry, "\n\n")
 	}
 	patch := run(t, hgDir, "hg", "export", "--git", "-r", "1:tip")
-	res, err := Port(&Options{Repo: repo, Branch: "ported"}, []Input{{"descriptions.patch", []byte(patch)}})
+	res, err := Port(context.Background(), &Options{Repo: repo, Branch: "ported"}, []Input{{"descriptions.patch", []byte(patch)}})
 	if err != nil {
 		t.Fatal(err)
 	}

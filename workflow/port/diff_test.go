@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -196,7 +197,7 @@ func differential(t *testing.T, seed uint64) {
 		if style == "" {
 			branch = "plain"
 		}
-		res, err := Port(&Options{Repo: repo, Branch: branch}, []Input{{"export" + style + ".patch", []byte(patch)}})
+		res, err := Port(context.Background(), &Options{Repo: repo, Branch: branch}, []Input{{"export" + style + ".patch", []byte(patch)}})
 		if err != nil {
 			t.Fatalf("port of 'hg export %s':\n%v\npatch:\n%s", style, err, patch)
 		}

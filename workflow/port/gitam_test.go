@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -96,10 +97,10 @@ func TestCompareGit(t *testing.T) {
 			opts.Remaps = []Remap{{"src/pkg/", "src/"}}
 		}
 		pb := ""
-		res, err := Port(&opts, []Input{{name + ".patch", must(os.ReadFile(file))}})
+		res, err := Port(context.Background(), &opts, []Input{{name + ".patch", must(os.ReadFile(file))}})
 		if err != nil && name == "fuzz" {
 			opts.Fuzz = 2
-			res, err = Port(&opts, []Input{{name + ".patch", must(os.ReadFile(file))}})
+			res, err = Port(context.Background(), &opts, []Input{{name + ".patch", must(os.ReadFile(file))}})
 			pb = "with -fuzz 2: "
 		}
 		if err != nil {

@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestHostile(t *testing.T) {
 			repo := gitRepoFrom(t, base)
 			before := snapshot(t, filepath.Join(repo, ".git"))
 			rej := filepath.Join(t.TempDir(), "rej")
-			_, err := Port(&Options{Repo: repo, RejectDir: rej}, []Input{{"hostile.patch", []byte(tt.patch)}})
+			_, err := Port(context.Background(), &Options{Repo: repo, RejectDir: rej}, []Input{{"hostile.patch", []byte(tt.patch)}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Port: %v\nwant an error containing %q", err, tt.want)
 			}

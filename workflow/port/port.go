@@ -188,19 +188,14 @@ func (e *RaceError) Error() string {
 		e.Branch, short(e.Now))
 }
 
-// Port is PortContext with a context that is never cancelled.
-func Port(opts *Options, inputs []Input) (*Result, error) {
-	return PortContext(context.Background(), opts, inputs)
-}
-
-// PortContext ports the patches in inputs, in order, onto the repository.
+// Port ports the patches in inputs, in order, onto the repository.
 // It is all or nothing: it writes only once every changeset has applied,
 // and then moves the branch by compare-and-swap, so that of two ports
 // racing for one branch, one fails with a *RaceError and writes nothing.
 // When ctx is cancelled before the branch is locked for the port, it stops
 // and removes what it wrote, returning an *InterruptedError; once the
 // branch is locked the port finishes, which takes moments.
-func PortContext(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
+func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 	if opts.Fuzz < 0 {
 		return nil, fmt.Errorf("fuzz %d: must be 0 or more", opts.Fuzz)
 	}

@@ -1,6 +1,7 @@
 package port
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestHgFixtures(t *testing.T) {
 			before := snapshot(t, filepath.Join(repo, ".git"))
 			opts := tt.opts
 			opts.Repo = repo
-			res, err := Port(&opts, []Input{{tt.name + ".patch", data}})
+			res, err := Port(context.Background(), &opts, []Input{{tt.name + ".patch", data}})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Port: %v\nwant error containing %q", err, tt.wantErr)
@@ -89,7 +90,7 @@ func TestMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		repo := gitRepoFrom(t, filepath.Join(trees, name, "base"))
-		res, err := Port(&Options{Repo: repo}, []Input{{name + ".patch", data}})
+		res, err := Port(context.Background(), &Options{Repo: repo}, []Input{{name + ".patch", data}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestZones(t *testing.T) {
 			run(t, repo, "git", "commit", "-q", "-m", "base")
 			patch := "# HG changeset patch\n# User Z <z@example.com>\n# Date 1412345678 " + zone.hg + "\nzone\n\n" +
 				"diff -r 000000000000 f\n--- a/f\tdate\n+++ b/f\tdate\n@@ -1 +1 @@\n-a\n+b\n"
-			res, err := Port(&Options{Repo: repo, Branch: "z"}, []Input{{"z.patch", []byte(patch)}})
+			res, err := Port(context.Background(), &Options{Repo: repo, Branch: "z"}, []Input{{"z.patch", []byte(patch)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,12 +168,12 @@ func TestIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := gitRepoFrom(t, filepath.Join(trees, "series", "base"))
-	first, err := Port(&Options{Repo: repo}, []Input{{"series.patch", data}})
+	first, err := Port(context.Background(), &Options{Repo: repo}, []Input{{"series.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, filepath.Join(repo, ".git"))
-	again, err := Port(&Options{Repo: repo}, []Input{{"series.patch", data}})
+	again, err := Port(context.Background(), &Options{Repo: repo}, []Input{{"series.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestIdempotent(t *testing.T) {
 
 	// Onto a copy in another repository: same trees and Change-Ids.
 	repo2 := gitRepoFrom(t, filepath.Join(trees, "series", "base"))
-	other, err := Port(&Options{Repo: repo2, Branch: "elsewhere"}, []Input{{"series.patch", data}})
+	other, err := Port(context.Background(), &Options{Repo: repo2, Branch: "elsewhere"}, []Input{{"series.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestIdempotent(t *testing.T) {
 
 	// With the branch merged, porting again finds every changeset present.
 	run(t, repo, "git", "merge", "-q", "--ff-only", first.Branch)
-	present, err := Port(&Options{Repo: repo, Branch: "again"}, []Input{{"series.patch", data}})
+	present, err := Port(context.Background(), &Options{Repo: repo, Branch: "again"}, []Input{{"series.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestIdempotent(t *testing.T) {
 
 	// A branch of the same name with other content is not overwritten.
 	run(t, repo2, "git", "branch", "-f", first.Branch, "main")
-	_, err = Port(&Options{Repo: repo2}, []Input{{"series.patch", data}})
+	_, err = Port(context.Background(), &Options{Repo: repo2}, []Input{{"series.patch", data}})
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("port onto an existing branch: %v", err)
 	}
@@ -222,7 +223,7 @@ func TestFailureReport(t *testing.T) {
 	repo := gitRepoFrom(t, filepath.Join(trees, "conflict", "base"))
 	before := snapshot(t, filepath.Join(repo, ".git"))
 	rej := filepath.Join(t.TempDir(), "rej")
-	_, err = Port(&Options{Repo: repo, RejectDir: rej}, []Input{{"conflict.patch", data}})
+	_, err = Port(context.Background(), &Options{Repo: repo, RejectDir: rej}, []Input{{"conflict.patch", data}})
 	var ae *ApplyError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Port: %v, want an *ApplyError", err)
@@ -254,7 +255,7 @@ func TestDryRun(t *testing.T) {
 	}
 	repo := gitRepoFrom(t, filepath.Join(trees, "export", "base"))
 	before := snapshot(t, filepath.Join(repo, ".git"))
-	res, err := Port(&Options{Repo: repo, DryRun: true}, []Input{{"export.patch", data}})
+	res, err := Port(context.Background(), &Options{Repo: repo, DryRun: true}, []Input{{"export.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func TestDryRun(t *testing.T) {
 	if len(res.Commits) != 1 || !strings.HasPrefix(strings.Join(res.Actions, "\n"), "would write") {
 		t.Errorf("dry run: %d commits, actions %q", len(res.Commits), res.Actions)
 	}
-	real, err := Port(&Options{Repo: repo}, []Input{{"export.patch", data}})
+	real, err := Port(context.Background(), &Options{Repo: repo}, []Input{{"export.patch", data}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestAlreadyAppliedByContent(t *testing.T) {
 			}
 			repo := gitRepoFrom(t, filepath.Join(trees, name, "want"))
 			before := snapshot(t, filepath.Join(repo, ".git"))
-			res, err := Port(&Options{Repo: repo}, []Input{{name + ".patch", data}})
+			res, err := Port(context.Background(), &Options{Repo: repo}, []Input{{name + ".patch", data}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +302,7 @@ func TestAlreadyAppliedByContent(t *testing.T) {
 func TestEmptyChangeset(t *testing.T) {
 	repo := gitRepoFrom(t, t.TempDir())
 	patch := "# HG changeset patch\n# User u <u@example.com>\n# Date 1412345678 0\nchmod +x run.sh\n"
-	_, err := Port(&Options{Repo: repo}, []Input{{"empty.patch", []byte(patch)}})
+	_, err := Port(context.Background(), &Options{Repo: repo}, []Input{{"empty.patch", []byte(patch)}})
 	if err == nil || !strings.Contains(err.Error(), "empty.patch:1: (no files): changeset has no diffs; if it changed only file modes, re-export it with 'hg export --git'") {
 		t.Errorf("Port: %v", err)
 	}
@@ -318,11 +319,11 @@ func TestRemapFile(t *testing.T) {
 		return []Input{{"r.patch", []byte("--- a/" + name + "\n+++ b/" + name + "\n@@ -1 +1 @@\n-a\n+b\n")}}
 	}
 	opts := Options{Repo: repo, Remaps: []Remap{{"old.go", "new.go"}}, DryRun: true}
-	res, err := Port(&opts, patch("old.go"))
+	res, err := Port(context.Background(), &opts, patch("old.go"))
 	if err != nil || len(res.Remaps) != 1 || res.Remaps[0].To != "new.go" {
 		t.Fatalf("port of old.go with old.go=new.go: %+v, %v; want it remapped to new.go", res, err)
 	}
-	if _, err := Port(&opts, patch("old.go.orig")); err == nil || !strings.Contains(err.Error(), "old.go.orig: file to change does not exist") {
+	if _, err := Port(context.Background(), &opts, patch("old.go.orig")); err == nil || !strings.Contains(err.Error(), "old.go.orig: file to change does not exist") {
 		t.Errorf("port of old.go.orig with old.go=new.go: %v; want old.go.orig left alone (and missing)", err)
 	}
 }

@@ -47,13 +47,13 @@ func TestPortRaceLoses(t *testing.T) {
 		// The loser has read the branch (absent) and is writing its
 		// objects: the winner ports now, all the way.
 		var err error
-		winner, err = Port(&Options{Repo: repo, Branch: "b"}, []Input{{"win.patch", shoutPatch("aaaaaaaaaaaa", "WIN")}})
+		winner, err = Port(context.Background(), &Options{Repo: repo, Branch: "b"}, []Input{{"win.patch", shoutPatch("aaaaaaaaaaaa", "WIN")}})
 		if err != nil {
 			t.Fatalf("winner: %v", err)
 		}
 		before = withoutQuarantine(snapshot(t, gitDir))
 	}}
-	_, err := Port(opts, []Input{{"lose.patch", shoutPatch("bbbbbbbbbbbb", "LOSE")}})
+	_, err := Port(context.Background(), opts, []Input{{"lose.patch", shoutPatch("bbbbbbbbbbbb", "LOSE")}})
 	if _, ok := errors.AsType[*RaceError](err); !ok || !strings.Contains(err.Error(), "branch b was created by another process while this port ran") {
 		t.Fatalf("loser: %v; want a *RaceError", err)
 	}
@@ -81,12 +81,12 @@ func TestPortRaceSamePort(t *testing.T) {
 			return
 		}
 		first = false
-		if _, err := Port(&Options{Repo: repo}, []Input{{"same.patch", patch}}); err != nil {
+		if _, err := Port(context.Background(), &Options{Repo: repo}, []Input{{"same.patch", patch}}); err != nil {
 			t.Fatalf("other: %v", err)
 		}
 		before = withoutQuarantine(snapshot(t, gitDir))
 	}}
-	res, err := Port(opts, []Input{{"same.patch", patch}})
+	res, err := Port(context.Background(), opts, []Input{{"same.patch", patch}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestPortInterrupted(t *testing.T) {
 	const n = 300
 	repo := largeRepo(t, n)
 	patch := largePatch(n)
-	dry, err := Port(&Options{Repo: repo, DryRun: true}, []Input{{"large.patch", patch}})
+	dry, err := Port(context.Background(), &Options{Repo: repo, DryRun: true}, []Input{{"large.patch", patch}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestPortInterrupted(t *testing.T) {
 						}
 					}
 				}}
-				_, err := PortContext(ctx, opts, []Input{{"large.patch", patch}})
+				_, err := Port(ctx, opts, []Input{{"large.patch", patch}})
 				if !cancelled {
 					t.Fatalf("the port never reached %s %d times (%d); err = %v", tt.step, tt.at, seen, err)
 				}
@@ -187,7 +187,7 @@ func TestPortInterrupted(t *testing.T) {
 			})
 		}
 	}
-	res, err := PortContext(context.Background(), &Options{Repo: repo, Checkout: true}, []Input{{"large.patch", patch}})
+	res, err := Port(context.Background(), &Options{Repo: repo, Checkout: true}, []Input{{"large.patch", patch}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestPortOptionErrors(t *testing.T) {
 			if opts.Repo == "" {
 				opts.Repo = repo
 			}
-			_, err := Port(&opts, []Input{{"x.patch", tt.patch}})
+			_, err := Port(context.Background(), &opts, []Input{{"x.patch", tt.patch}})
 			oe, ok := errors.AsType[*OptionError](err)
 			if !ok || oe.Option != tt.option || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v; want an *OptionError for %s containing %q", err, tt.option, tt.want)
@@ -258,7 +258,7 @@ func TestPortLinkedWorktree(t *testing.T) {
 	repo := smallRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
 	run(t, repo, "git", "worktree", "add", "-q", "-b", "side", wt)
-	res, err := Port(&Options{Repo: wt}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
+	res, err := Port(context.Background(), &Options{Repo: wt}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestPortLinkedWorktree(t *testing.T) {
 	if got := strings.TrimSpace(run(t, repo, "git", "rev-parse", res.Branch)); got != res.Head {
 		t.Errorf("main worktree sees %s at %s, want %s", res.Branch, got, res.Head)
 	}
-	res, err = Port(&Options{Repo: wt, Checkout: true, Branch: "wtb"}, []Input{{"b.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
+	res, err = Port(context.Background(), &Options{Repo: wt, Checkout: true, Branch: "wtb"}, []Input{{"b.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func TestPortBare(t *testing.T) {
 	repo := smallRepo(t)
 	bare := filepath.Join(t.TempDir(), "bare.git")
 	run(t, repo, "git", "clone", "-q", "--bare", repo, bare)
-	res, err := Port(&Options{Repo: bare}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
+	res, err := Port(context.Background(), &Options{Repo: bare}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestPortBare(t *testing.T) {
 	run(t, bare, "git", "fsck", "--strict", "--no-dangling")
 
 	before := snapshot(t, bare)
-	_, err = Port(&Options{Repo: bare, Checkout: true, Branch: "c"}, []Input{{"a.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
+	_, err = Port(context.Background(), &Options{Repo: bare, Checkout: true, Branch: "c"}, []Input{{"a.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
 	if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Option != "-checkout" || !strings.Contains(err.Error(), "is a bare repository") {
 		t.Errorf("-checkout in a bare repository: %v", err)
 	}
@@ -319,7 +319,7 @@ func TestPortBare(t *testing.T) {
 	empty := t.TempDir()
 	run(t, empty, "git", "init", "-q")
 	before = snapshot(t, empty)
-	_, err = Port(&Options{Repo: empty}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
+	_, err = Port(context.Background(), &Options{Repo: empty}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err == nil || !strings.Contains(err.Error(), "has no commits yet; make a first commit to port onto") {
 		t.Errorf("empty repository: %v", err)
 	}
@@ -336,11 +336,11 @@ func TestCheckoutLock(t *testing.T) {
 		if step == "prepared" && first {
 			first = false
 			before := snapshot(t, filepath.Join(repo, "a.txt"))
-			_, err2 = Port(&Options{Repo: repo, Checkout: true, Branch: "two"}, []Input{{"b.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
+			_, err2 = Port(context.Background(), &Options{Repo: repo, Checkout: true, Branch: "two"}, []Input{{"b.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
 			sameSnapshot(t, before, snapshot(t, filepath.Join(repo, "a.txt")))
 		}
 	}}
-	if _, err := Port(opts, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}}); err != nil {
+	if _, err := Port(context.Background(), opts, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err2 == nil || !strings.Contains(err2.Error(), "another patchbot port -checkout is running in") {

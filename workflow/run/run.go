@@ -280,7 +280,7 @@ func (r *runner) port(ctx context.Context) error {
 	// The port itself is never a dry run: in a dry run it happens in the
 	// scratch clone, which is patchbot's own.
 	o.DryRun = false
-	res, err := port.PortContext(ctx, &o, inputs)
+	res, err := port.Port(ctx, &o, inputs)
 	if err != nil {
 		return err
 	}
