@@ -90,6 +90,13 @@ func (o *Options) retry(ctx context.Context, server, target, op string, classify
 	if err == nil {
 		return n, nil
 	}
+	if ctx.Err() != nil {
+		// Interrupted (Ctrl-C, a deadline): not the server's fault, so no
+		// advice about the server; and since every write looks before it
+		// writes, a second run cannot double what this one may have sent.
+		return n, &Error{Server: server, Target: target, Op: op, Detail: "interrupted (" + context.Cause(ctx).Error() + ")",
+			Hint: "nothing more was sent; run it again to finish: what is already there is not posted twice", Attempts: n, Err: err}
+	}
 	return n, &Error{Server: server, Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: hintFor(f), Attempts: n, Err: err}
 }
 

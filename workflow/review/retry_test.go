@@ -138,3 +138,23 @@ func TestBackoffWithoutCap(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryInterrupted checks that an interrupted retry says so, with its
+// cause, and no advice about the server, which did nothing wrong.
+func TestRetryInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	o := &Options{Policy: Policy{Attempts: 5, Backoff: time.Hour, MaxBackoff: time.Hour, MaxWait: 10 * time.Hour}}
+	_, err := o.retry(ctx, "Gerrit http://127.0.0.1:1", "change 12", "reading the change", classifyTransport,
+		func(failure) string { return "check that the server URL is right and reachable, then try again" },
+		func(context.Context) error {
+			cancel(errors.New("interrupt signal received"))
+			return syscall.ECONNREFUSED
+		})
+	want := "Gerrit http://127.0.0.1:1: change 12: reading the change: interrupted (interrupt signal received); nothing more was sent; run it again to finish: what is already there is not posted twice"
+	if err == nil || err.Error() != want {
+		t.Errorf("retry = %v\nwant %s", err, want)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("retry = %v, want it to wrap context.Canceled", err)
+	}
+}
