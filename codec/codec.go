@@ -31,6 +31,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -74,21 +75,26 @@ func Read(r io.Reader, order ByteOrder, data any) error {
 			// Only a slice is larger than a basic value.
 			return readInPlace(r, modeOf(order), order, data)
 		}
-		// A small buffer: Go's allocator serves a few bytes faster
-		// than a sync.Pool round trip. (A Decoder needs neither.)
-		b := make([]byte, n)
-		if k, err := r.Read(b); k < n {
-			if err := readRest(r, b, k, err); err != nil {
-				return err
+		// Any buffer handed to r.Read escapes to the heap, so a fresh
+		// one would cost an allocation per call: reuse one (see
+		// smallSlot). A Decoder keeps its own.
+		p := getSmall()
+		b := p[:n]
+		k, err := r.Read(b)
+		if k < n {
+			err = readRest(r, b, k, err)
+		} else {
+			err = nil
+		}
+		if err == nil {
+			m := modeOf(order)
+			if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
+				!decodeFast(b, m, order, data) {
+				err = invalidTypeError("codec.Read", data) // decodeSize accepts nothing decodeFast refuses
 			}
 		}
-		m := modeOf(order)
-		if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-			!decodeFast(b, m, order, data) {
-			return invalidTypeError("codec.Read", data) // decodeSize accepts nothing decodeFast refuses
-
-		}
-		return nil
+		putSmall(p)
+		return err
 	}
 	return readSlow(r, order, data)
 }
@@ -114,20 +120,28 @@ func Write(w io.Writer, order ByteOrder, data any) error {
 				return err
 			}
 		}
-		b, ok := available(w, n)
-		switch {
-		case ok:
-		case n <= maxTiny:
-			b = make([]byte, n)
-		default:
+		if b, ok := available(w, n); ok {
+			if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
+				encodeFast(b, m, order, data)
+			}
+			_, err := w.Write(b)
+			return err
+		}
+		// As in Read, a buffer handed to w.Write escapes: reuse one.
+		if n > maxTiny {
 			p := getBuf(n)
 			defer putBuf(p)
-			b = *p
+			encodeFast(*p, m, order, data) // a slice
+			_, err := w.Write(*p)
+			return err
 		}
+		p := getSmall()
+		b := p[:n]
 		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
 			encodeFast(b, m, order, data)
 		}
 		_, err := w.Write(b)
+		putSmall(p)
 		return err
 	}
 	return writeSlow(w, order, data)
@@ -274,10 +288,43 @@ const minRaw = 64
 // that is larger is a slice, which Read and Decoder read in place.
 const maxScalar = 8
 
-// maxTiny is the size up to which Write allocates its temporary buffer
-// rather than take one from bufPool: Go's allocator serves a few bytes
-// faster than a sync.Pool round trip. (An Encoder needs neither.)
+// maxTiny is the size up to which Write takes its temporary buffer from
+// getSmall rather than bufPool. (An Encoder needs neither.)
 const maxTiny = 16
+
+// A smallBuf is the temporary buffer of Read and Write for a basic value,
+// or for a slice of at most maxTiny bytes when the writer has no buffer of
+// its own to offer. Any buffer handed to an io.Reader or io.Writer escapes
+// to the heap, a fresh one per call costing an allocation; so Read and
+// Write reuse them, which io.Reader and io.Writer implementations allow by
+// not retaining the slices they are given.
+type smallBuf [maxTiny]byte
+
+// smallSlot holds the smallBuf that Read and Write take first: one atomic
+// swap to take it and one to give it back cost about half a sync.Pool
+// round trip (Get and Put pin the goroutine to its P, two calls each).
+// A call that finds the slot empty, because another goroutine holds its
+// buffer, takes one from smallPool instead, so concurrent calls never
+// allocate either, and gives it back there.
+var (
+	smallSlot atomic.Pointer[smallBuf]
+	smallPool = sync.Pool{New: func() any { return new(smallBuf) }}
+)
+
+// getSmall returns a smallBuf for the caller's use until it calls putSmall.
+func getSmall() *smallBuf {
+	if p := smallSlot.Swap(nil); p != nil {
+		return p
+	}
+	return smallPool.Get().(*smallBuf)
+}
+
+// putSmall gives p back for reuse.
+func putSmall(p *smallBuf) {
+	if !smallSlot.CompareAndSwap(nil, p) {
+		smallPool.Put(p)
+	}
+}
 
 // maxPooled is the largest temporary buffer kept for reuse.
 const maxPooled = 64 << 10
