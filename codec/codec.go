@@ -67,34 +67,36 @@ var errBufferTooSmall = errors.New("buffer too small")
 // temporary buffer as large as the slice: if Read fails, such a slice may
 // have been partly overwritten. Other data is left unchanged on error.
 func Read(r io.Reader, order ByteOrder, data any) error {
-	if n := decodeSize(data); n != 0 {
+	if k := decodeKind(data); k != kindNone {
 		if isNil(data) {
 			return nilPointerError("codec.Read", data)
-		}
-		if n > maxScalar {
-			// Only a slice is larger than a basic value.
-			return readInPlace(r, modeOf(order), order, data)
 		}
 		// Any buffer handed to r.Read escapes to the heap, so a fresh
 		// one would cost an allocation per call: reuse one (see
 		// smallSlot). A Decoder keeps its own.
 		p := getSmall()
-		b := p[:n]
-		k, err := r.Read(b)
-		if k < n {
-			err = readRest(r, b, k, err)
+		b := p[:kindSizes[k]]
+		n, err := r.Read(b)
+		if n < len(b) {
+			err = readRest(r, b, n, err)
 		} else {
 			err = nil
 		}
 		if err == nil {
-			m := modeOf(order)
-			if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-				!decodeFast(b, m, order, data) {
-				err = invalidTypeError("codec.Read", data) // decodeSize accepts nothing decodeFast refuses
+			switch p := dataWord(&data); modeOf(order) {
+			case modeNative:
+				storeNative(p, b, k)
+			case modeSwapped:
+				storeSwapped(p, b, k)
+			default:
+				storeOther(p, b, k, order)
 			}
 		}
 		putSmall(p)
 		return err
+	}
+	if sliceSize(data) != 0 {
+		return readInPlace(r, modeOf(order), order, data)
 	}
 	return readSlow(r, order, data)
 }
@@ -200,18 +202,29 @@ func Encode(buf []byte, order ByteOrder, data any) (int, error) {
 // Decode decodes binary data from buf into data using order. It returns the
 // number of bytes consumed from buf, or an error if buf is too small.
 func Decode(buf []byte, order ByteOrder, data any) (int, error) {
-	if n := decodeSize(data); n != 0 {
+	if k := decodeKind(data); k != kindNone {
 		if isNil(data) {
 			return 0, nilPointerError("codec.Decode", data)
 		}
+		n := kindSizes[k]
 		if len(buf) < n {
 			return 0, errBufferTooSmall
 		}
-		b, m := buf[:n], modeOf(order)
-		if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-			!decodeFast(b, m, order, data) {
-			return 0, invalidTypeError("codec.Decode", data)
+		switch p, b := dataWord(&data), buf[:n]; modeOf(order) {
+		case modeNative:
+			storeNative(p, b, k)
+		case modeSwapped:
+			storeSwapped(p, b, k)
+		default:
+			storeOther(p, b, k, order)
 		}
+		return n, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		if len(buf) < n {
+			return 0, errBufferTooSmall
+		}
+		decodeSlice(buf[:n], modeOf(order), order, data)
 		return n, nil
 	}
 	return decodeSlow(buf, order, data)
@@ -283,10 +296,6 @@ func available(w io.Writer, n int) ([]byte, bool) {
 // writer when it can (see rawBytes). Below it, copying costs less than
 // finding out.
 const minRaw = 64
-
-// maxScalar is the size of the largest basic value. Data of the fast path
-// that is larger is a slice, which Read and Decoder read in place.
-const maxScalar = 8
 
 // maxTiny is the size up to which Write takes its temporary buffer from
 // getSmall rather than bufPool. (An Encoder needs neither.)

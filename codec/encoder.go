@@ -112,35 +112,37 @@ func NewDecoder(r io.Reader, order ByteOrder) *Decoder {
 // same data as [Read] and returns the same errors; like Read, it reads a
 // slice of basic values into the slice's own memory.
 func (d *Decoder) Decode(data any) error {
-	n := decodeSize(data)
-	if n == 0 || n > maxScalar || isNil(data) {
-		return d.decodeLarge(data, n)
+	k := decodeKind(data)
+	if k == kindNone || isNil(data) {
+		return d.decodeLarge(data, k)
 	}
-	b := d.buf[:n]
-	if k, err := d.r.Read(b); k < n {
+	b := d.buf[:kindSizes[k]]
+	if k, err := d.r.Read(b); k < len(b) {
 		if err := readRest(d.r, b, k, err); err != nil {
 			return err
 		}
 	}
-	m := d.mode
-	if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-		!decodeFast(b, m, d.order, data) {
-		return invalidTypeError("codec.Decoder.Decode", data)
+	switch p := dataWord(&data); d.mode {
+	case modeNative:
+		storeNative(p, b, k)
+	case modeSwapped:
+		storeSwapped(p, b, k)
+	default:
+		storeOther(p, b, k, d.order)
 	}
 	return nil
 }
 
-// decodeLarge is Decode for everything but basic values, pointers to them
-// and slices no larger than a basic value: larger slices (read in place),
-// nil pointers, and the reflection path.
-func (d *Decoder) decodeLarge(data any, n int) error {
-	if n == 0 {
-		return d.decodeSlow(data)
-	}
-	if isNil(data) {
+// decodeLarge is Decode for everything but pointers to basic values: nil
+// pointers, slices (read in place) and the reflection path.
+func (d *Decoder) decodeLarge(data any, k ptrKind) error {
+	if k != kindNone {
 		return nilPointerError("codec.Decoder.Decode", data)
 	}
-	return readInPlace(d.r, d.mode, d.order, data)
+	if sliceSize(data) != 0 {
+		return readInPlace(d.r, d.mode, d.order, data)
+	}
+	return d.decodeSlow(data)
 }
 
 // decodeSlow is Decode's reflection path, kept out of Decode so that the

@@ -3,13 +3,14 @@ package codec
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The fast path handles the basic fixed-size types — bool, int8…int64,
 // uint8…uint64, float32 and float64 — as values, as pointers and as slices,
 // with type switches and no reflection. Every encoding entry point asks
-// fastSize first, every decoding one decodeSize, and each takes the
-// reflection path (slow.go) only when the answer is 0.
+// fastSize first, every decoding one decodeKind and sliceSize, and each
+// takes the reflection path (slow.go) only when they find nothing.
 //
 // Go's encoding/binary has the same structure, and in 2014 its switch
 // listed the unsigned integer types only as pointers and slices: unsigned
@@ -37,24 +38,48 @@ func fastSize(data any) int {
 	return sliceSize(data)
 }
 
-// decodeSize is fastSize for the decoders (Read, Decode, Decoder.Decode).
-// They store into data, so it must be a pointer or a slice: values are not
-// listed, and one passed to a decoder takes the reflection path, which
-// refuses it before reading anything. A switch of their own also keeps the
-// decoders' hot path apart from the encoders' value cases, so a change to
-// those cannot move decoding.
-func decodeSize(data any) int {
+// A ptrKind says how a decoder stores a number into the memory that a
+// pointer to a basic value points to: as a bool (0 or 1), or as 1, 2, 4 or
+// 8 bytes of memory, whatever the type (a *int32, a *uint32 and a *float32
+// are stored alike). The data word of the interface is that pointer, so a
+// decoder needs nothing else to know about it.
+type ptrKind uint8
+
+const (
+	kindNone ptrKind = iota // not a pointer to a basic value
+	kindBool
+	kind8
+	kind16
+	kind32
+	kind64
+)
+
+// kindSizes holds the encoded size of a number of each kind.
+var kindSizes = [...]int{kindNone: 0, kindBool: 1, kind8: 1, kind16: 2, kind32: 4, kind64: 8}
+
+// decodeKind is fastSize for the decoders (Read, Decode, Decoder.Decode):
+// it returns the kind of data if data is a pointer to a basic value, and
+// kindNone otherwise; a decoder then asks sliceSize. They store into data,
+// so it must be a pointer or a slice: values are not listed, and one passed
+// to a decoder takes the reflection path, which refuses it before reading
+// anything. A switch of their own also keeps the decoders' hot path apart
+// from the encoders' value cases, so a change to those cannot move
+// decoding. Its answer says both how many bytes to read and how to store
+// them, so decoding a basic value takes one type switch, not two.
+func decodeKind(data any) ptrKind {
 	switch data.(type) {
-	case *bool, *int8, *uint8:
-		return 1
+	case *bool:
+		return kindBool
+	case *int8, *uint8:
+		return kind8
 	case *int16, *uint16:
-		return 2
+		return kind16
 	case *int32, *uint32, *float32:
-		return 4
+		return kind32
 	case *int64, *uint64, *float64:
-		return 8
+		return kind64
 	}
-	return sliceSize(data)
+	return kindNone
 }
 
 // sliceSize returns the encoded size of data if it is a slice of a basic
@@ -218,87 +243,58 @@ func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 	}
 }
 
-// decodeFast decodes b, which holds exactly fastSize(data) bytes, into data,
-// which fastSize accepted and which is not a nil pointer, once decodeNative
-// or decodeSwapped has declined it (see encodeFast). It reports false if
-// data is a value rather than a pointer or slice.
-func decodeFast(b []byte, m mode, order ByteOrder, data any) bool {
-	if m == modeOther {
-		return decodeOther(b, order, data)
-	}
-	return decodeSlice(b, m, nil, data)
-}
-
-// decodeNative decodes b in the machine's order into data if data is a
-// pointer to a basic value, and reports whether it did.
-func decodeNative(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case *bool:
+// storeNative stores b, a number of kind k encoded in the machine's
+// order, into the memory at p. The decoders call it, storeSwapped or
+// storeOther by their mode; the first two are inlined, since a function
+// call is a measurable share of decoding one small value.
+func storeNative(p unsafe.Pointer, b []byte, k ptrKind) {
+	switch k {
+	case kindBool:
 		*(*bool)(p) = b[0] != 0
-	case *int8, *uint8:
+	case kind8:
 		*(*uint8)(p) = b[0]
-	case *int16, *uint16:
+	case kind16:
 		*(*uint16)(p) = native.Uint16(b)
-	case *int32, *uint32, *float32:
+	case kind32:
 		*(*uint32)(p) = native.Uint32(b)
-	case *int64, *uint64, *float64:
+	case kind64:
 		*(*uint64)(p) = native.Uint64(b)
-	default:
-		return false
 	}
-	return true
 }
 
-// decodeSwapped is decodeNative for the reverse of the machine's order.
-func decodeSwapped(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case *bool:
+// storeSwapped is storeNative for the reverse of the machine's order.
+func storeSwapped(p unsafe.Pointer, b []byte, k ptrKind) {
+	switch k {
+	case kindBool:
 		*(*bool)(p) = b[0] != 0
-	case *int8, *uint8:
+	case kind8:
 		*(*uint8)(p) = b[0]
-	case *int16, *uint16:
+	case kind16:
 		*(*uint16)(p) = bits.ReverseBytes16(native.Uint16(b))
-	case *int32, *uint32, *float32:
+	case kind32:
 		*(*uint32)(p) = bits.ReverseBytes32(native.Uint32(b))
-	case *int64, *uint64, *float64:
+	case kind64:
 		*(*uint64)(p) = bits.ReverseBytes64(native.Uint64(b))
-	default:
-		return false
 	}
-	return true
 }
 
-// decodeOther is decodeFast for a ByteOrder codec does not know.
-func decodeOther(b []byte, order ByteOrder, data any) bool {
-	switch data := data.(type) {
-	case *int16:
-		*data = int16(order.Uint16(b))
-	case *uint16:
-		*data = order.Uint16(b)
-	case *int32:
-		*data = int32(order.Uint32(b))
-	case *uint32:
-		*data = order.Uint32(b)
-	case *int64:
-		*data = int64(order.Uint64(b))
-	case *uint64:
-		*data = order.Uint64(b)
-	case *float32:
-		*data = math.Float32frombits(order.Uint32(b))
-	case *float64:
-		*data = math.Float64frombits(order.Uint64(b))
-	case *bool, *int8, *uint8:
-		return decodeNative(b, data) // one byte has no order
+// storeOther is storeNative for a ByteOrder codec does not know: the
+// number goes through the order's methods, as in encoding/binary.
+func storeOther(p unsafe.Pointer, b []byte, k ptrKind, order ByteOrder) {
+	switch k {
+	case kind16:
+		*(*uint16)(p) = order.Uint16(b)
+	case kind32:
+		*(*uint32)(p) = order.Uint32(b)
+	case kind64:
+		*(*uint64)(p) = order.Uint64(b)
 	default:
-		return decodeSlice(b, modeOther, order, data)
+		storeNative(p, b, k) // one byte has no order
 	}
-	return true
 }
 
-// decodeSlice is decodeFast for slices. It reports false if data is not a
-// slice.
+// decodeSlice decodes b, which holds exactly sliceSize(data) bytes, into
+// data, a slice of the fast path. It reports false if data is not one.
 func decodeSlice(b []byte, m mode, order ByteOrder, data any) bool {
 	switch data := data.(type) {
 	case []bool:
