@@ -115,38 +115,52 @@ func Write(w io.Writer, order ByteOrder, data any) error {
 		if isNil(data) {
 			return nilPointerError("codec.Write", data)
 		}
-		m := modeOf(order)
-		if n >= minRaw {
-			if b, ok := rawBytes(data, m); ok {
-				_, err := w.Write(b)
-				return err
-			}
+		// As in Read, a buffer handed to w.Write escapes: reuse one.
+		var small *smallBuf
+		b, ok := available(w, n)
+		if !ok {
+			small = getSmall()
+			b = small[:n]
 		}
-		if b, ok := available(w, n); ok {
-			if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-				encodeFast(b, m, order, data)
-			}
+		switch p := dataWord(&data); modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
+		default:
+			encodeOther(b, p, n, order)
+		}
+		_, err := w.Write(b)
+		if small != nil {
+			putSmall(small)
+		}
+		return err
+	}
+	if n := sliceSize(data); n != 0 {
+		return writeSlice(w, order, data, n)
+	}
+	return writeSlow(w, order, data)
+}
+
+// writeSlice is Write for data, a slice of the fast path of n bytes.
+func writeSlice(w io.Writer, order ByteOrder, data any, n int) error {
+	m := modeOf(order)
+	if n >= minRaw {
+		if b, ok := rawBytes(data, m); ok {
 			_, err := w.Write(b)
 			return err
 		}
-		// As in Read, a buffer handed to w.Write escapes: reuse one.
-		if n > maxTiny {
-			p := getBuf(n)
-			defer putBuf(p)
-			encodeFast(*p, m, order, data) // a slice
-			_, err := w.Write(*p)
-			return err
-		}
-		p := getSmall()
-		b := p[:n]
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
-		}
+	}
+	if b, ok := available(w, n); ok {
+		encodeSlice(b, m, order, data)
 		_, err := w.Write(b)
-		putSmall(p)
 		return err
 	}
-	return writeSlow(w, order, data)
+	p := getBuf(n)
+	defer putBuf(p)
+	encodeSlice(*p, m, order, data)
+	_, err := w.Write(*p)
+	return err
 }
 
 // Size returns how many bytes Write would generate to encode v, which must
@@ -157,6 +171,9 @@ func Size(v any) int {
 		if isNil(v) {
 			return -1
 		}
+		return n
+	}
+	if n := sliceSize(v); n != 0 {
 		return n
 	}
 	return sizeSlow(v)
@@ -171,10 +188,19 @@ func Append(buf []byte, order ByteOrder, data any) ([]byte, error) {
 			return nil, nilPointerError("codec.Append", data)
 		}
 		buf, b := grow(buf, n)
-		m := modeOf(order)
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
+		switch p := dataWord(&data); modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
+		default:
+			encodeOther(b, p, n, order)
 		}
+		return buf, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		buf, b := grow(buf, n)
+		encodeSlice(b, modeOf(order), order, data)
 		return buf, nil
 	}
 	return appendSlow(buf, order, data)
@@ -190,10 +216,21 @@ func Encode(buf []byte, order ByteOrder, data any) (int, error) {
 		if len(buf) < n {
 			return 0, errBufferTooSmall
 		}
-		b, m := buf[:n], modeOf(order)
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
+		switch p, b := dataWord(&data), buf[:n]; modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
+		default:
+			encodeOther(b, p, n, order)
 		}
+		return n, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		if len(buf) < n {
+			return 0, errBufferTooSmall
+		}
+		encodeSlice(buf[:n], modeOf(order), order, data)
 		return n, nil
 	}
 	return encodeSlow(buf, order, data)

@@ -25,33 +25,39 @@ func NewEncoder(w io.Writer, order ByteOrder) *Encoder {
 // writer's Write method. It accepts the same data as [Write].
 func (e *Encoder) Encode(data any) error {
 	n := fastSize(data)
-	if n == 0 || n > len(e.buf) || isNil(data) {
+	if n == 0 || isNil(data) {
 		return e.encodeLarge(data, n)
 	}
-	b, m := e.buf[:n], e.mode
-	if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-		encodeFast(b, m, e.order, data)
+	b := e.buf[:n]
+	switch p := dataWord(&data); e.mode {
+	case modeNative:
+		encodeNative(b, p, n)
+	case modeSwapped:
+		encodeSwapped(b, p, n)
+	default:
+		encodeOther(b, p, n, e.order)
 	}
 	_, err := e.w.Write(b)
 	return err
 }
 
-// encodeLarge is Encode for everything but small basic values: slices
-// larger than the Encoder's buffer, nil pointers, and the reflection path.
-// Keeping it apart keeps Encode's common case short.
+// encodeLarge is Encode for everything but basic values and pointers to
+// them: nil pointers, slices and the reflection path. Keeping it apart
+// keeps Encode's common case short.
 func (e *Encoder) encodeLarge(data any, n int) error {
+	if n != 0 {
+		return nilPointerError("codec.Encoder.Encode", data)
+	}
+	n = sliceSize(data)
 	if n == 0 {
 		return e.encodeSlow(data)
-	}
-	if isNil(data) {
-		return nilPointerError("codec.Encoder.Encode", data)
 	}
 	if b, ok := rawBytes(data, e.mode); ok {
 		_, err := e.w.Write(b)
 		return err
 	}
 	b := scratch(&e.buf, n)
-	encodeFast(b, e.mode, e.order, data)
+	encodeSlice(b, e.mode, e.order, data)
 	_, err := e.w.Write(b)
 	return err
 }

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 )
@@ -9,8 +8,8 @@ import (
 // The fast path handles the basic fixed-size types — bool, int8…int64,
 // uint8…uint64, float32 and float64 — as values, as pointers and as slices,
 // with type switches and no reflection. Every encoding entry point asks
-// fastSize first, every decoding one decodeKind and sliceSize, and each
-// takes the reflection path (slow.go) only when they find nothing.
+// fastSize, every decoding one decodeKind, then sliceSize, and each takes
+// the reflection path (slow.go) only when neither knows the data.
 //
 // Go's encoding/binary has the same structure, and in 2014 its switch
 // listed the unsigned integer types only as pointers and slices: unsigned
@@ -18,8 +17,8 @@ import (
 // times more slowly than signed ones. The case lines below are where such a
 // type would go missing.
 
-// fastSize returns the encoded size of data if it is a fixed-size basic value,
-// a pointer to one or a slice of them, and 0 if data must take the reflection path.
+// fastSize returns the encoded size of data if it is a fixed-size basic value
+// or a pointer to one, and 0 otherwise: slices are sliceSize's, the rest the reflection path's.
 func fastSize(data any) int {
 	switch data.(type) {
 	case bool, int8, uint8, *bool, *int8, *uint8:
@@ -35,7 +34,7 @@ func fastSize(data any) int {
 	case float64, *float64:
 		return 8
 	}
-	return sliceSize(data)
+	return 0
 }
 
 // A ptrKind says how a decoder stores a number into the memory that a
@@ -59,7 +58,7 @@ var kindSizes = [...]int{kindNone: 0, kindBool: 1, kind8: 1, kind16: 2, kind32: 
 
 // decodeKind is fastSize for the decoders (Read, Decode, Decoder.Decode):
 // it returns the kind of data if data is a pointer to a basic value, and
-// kindNone otherwise; a decoder then asks sliceSize. They store into data,
+// kindNone otherwise. They store into data,
 // so it must be a pointer or a slice: values are not listed, and one passed
 // to a decoder takes the reflection path, which refuses it before reading
 // anything. A switch of their own also keeps the decoders' hot path apart
@@ -112,107 +111,59 @@ func sliceSize(data any) int {
 	return 0
 }
 
-// encodeFast encodes data, which fastSize accepted and which is not a nil
-// pointer, into b, which holds exactly fastSize(data) bytes, once
-// encodeNative or encodeSwapped has declined it: in mode m, data is then a
-// slice, unless m is modeOther.
-//
-// Callers try encodeNative or encodeSwapped first because the compiler
-// inlines them, and a function call is a measurable share of encoding one
-// small value; encodeFast does not try them again.
-func encodeFast(b []byte, m mode, order ByteOrder, data any) {
-	if m == modeOther {
-		encodeOther(b, order, data)
-		return
-	}
-	encodeSlice(b, m, nil, data)
-}
-
-// encodeNative encodes data in the machine's order if data is a basic
-// value or a pointer to one, and reports whether it did. The data word of
-// such an interface value points to the number's memory, whether data is
-// the value (boxed) or a pointer, so the cases need only tell widths apart.
-// A bool's memory is 0 or 1, its encoding exactly.
-func encodeNative(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case bool, int8, uint8, *bool, *int8, *uint8:
+// encodeNative encodes in the machine's order the n-byte number at p, once
+// fastSize has given n: the data word of a basic value points to its
+// memory (its box) and that of a pointer to one is the pointer, so the
+// encoders need nothing else, and encoding is one load and one store. A
+// bool's memory is 0 or 1, its encoding exactly. The encoders call
+// encodeNative, encodeSwapped or encodeOther by their mode; the first two
+// are inlined, since a function call is a measurable share of encoding one
+// small value.
+func encodeNative(b []byte, p unsafe.Pointer, n int) {
+	switch n {
+	case 1:
 		b[0] = *(*byte)(p)
-	case int16, uint16, *int16, *uint16:
+	case 2:
 		native.PutUint16(b, *(*uint16)(p))
-	case int32, uint32, float32, *int32, *uint32, *float32:
+	case 4:
 		native.PutUint32(b, *(*uint32)(p))
-	case int64, uint64, float64, *int64, *uint64, *float64:
+	case 8:
 		native.PutUint64(b, *(*uint64)(p))
-	default:
-		return false
 	}
-	return true
 }
 
 // encodeSwapped is encodeNative for the reverse of the machine's order.
-func encodeSwapped(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case bool, int8, uint8, *bool, *int8, *uint8:
+func encodeSwapped(b []byte, p unsafe.Pointer, n int) {
+	switch n {
+	case 1:
 		b[0] = *(*byte)(p)
-	case int16, uint16, *int16, *uint16:
+	case 2:
 		native.PutUint16(b, bits.ReverseBytes16(*(*uint16)(p)))
-	case int32, uint32, float32, *int32, *uint32, *float32:
+	case 4:
 		native.PutUint32(b, bits.ReverseBytes32(*(*uint32)(p)))
-	case int64, uint64, float64, *int64, *uint64, *float64:
+	case 8:
 		native.PutUint64(b, bits.ReverseBytes64(*(*uint64)(p)))
-	default:
-		return false
 	}
-	return true
 }
 
-// encodeOther is encodeFast for a ByteOrder codec does not know: every
+// encodeOther is encodeNative for a ByteOrder codec does not know: the
 // number goes through the order's methods, as in encoding/binary.
-func encodeOther(b []byte, order ByteOrder, data any) {
-	switch data := data.(type) {
-	case int16:
-		order.PutUint16(b, uint16(data))
-	case *int16:
-		order.PutUint16(b, uint16(*data))
-	case uint16:
-		order.PutUint16(b, data)
-	case *uint16:
-		order.PutUint16(b, *data)
-	case int32:
-		order.PutUint32(b, uint32(data))
-	case *int32:
-		order.PutUint32(b, uint32(*data))
-	case uint32:
-		order.PutUint32(b, data)
-	case *uint32:
-		order.PutUint32(b, *data)
-	case int64:
-		order.PutUint64(b, uint64(data))
-	case *int64:
-		order.PutUint64(b, uint64(*data))
-	case uint64:
-		order.PutUint64(b, data)
-	case *uint64:
-		order.PutUint64(b, *data)
-	case float32:
-		order.PutUint32(b, math.Float32bits(data))
-	case *float32:
-		order.PutUint32(b, math.Float32bits(*data))
-	case float64:
-		order.PutUint64(b, math.Float64bits(data))
-	case *float64:
-		order.PutUint64(b, math.Float64bits(*data))
-	case bool, *bool, int8, *int8, uint8, *uint8:
-		encodeNative(b, data) // one byte has no order
-	default:
-		encodeSlice(b, modeOther, order, data)
+func encodeOther(b []byte, p unsafe.Pointer, n int, order ByteOrder) {
+	switch n {
+	case 1:
+		b[0] = *(*byte)(p) // one byte has no order
+	case 2:
+		order.PutUint16(b, *(*uint16)(p))
+	case 4:
+		order.PutUint32(b, *(*uint32)(p))
+	case 8:
+		order.PutUint64(b, *(*uint64)(p))
 	}
 }
 
-// encodeSlice is encodeFast for slices. Any other data is a mistake of
-// its caller, and would leave b unwritten: it panics.
+// encodeSlice encodes data, a slice of the fast path, into b, which holds
+// exactly sliceSize(data) bytes. Any other data is a mistake of its
+// caller, and would leave b unwritten: it panics.
 func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 	switch data := data.(type) {
 	case []bool:
