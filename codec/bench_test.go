@@ -284,6 +284,60 @@ func BenchmarkAppendInts(b *testing.B) {
 	})
 }
 
+// BenchmarkReadOne and BenchmarkWriteOne send one value per call through a
+// reader and a writer that codec does not recognise (no AvailableBuffer),
+// so that codec's Read and Write must bring their own buffer, as
+// encoding/binary's always do.
+func BenchmarkReadOne(b *testing.B) {
+	b.Run("impl=stdlib", func(b *testing.B) {
+		var x uint64
+		bsr := &byteSliceReader{}
+		var r io.Reader = bsr
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			bsr.remain = big[7:]
+			binary.Read(r, binary.BigEndian, &x)
+		}
+		if b.N > 0 && x != uint64(s.Int64) {
+			b.Fatalf("got %#x, want %#x", x, uint64(s.Int64))
+		}
+	})
+	b.Run("impl=codec", func(b *testing.B) {
+		var x uint64
+		bsr := &byteSliceReader{}
+		var r io.Reader = bsr
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			bsr.remain = big[7:]
+			codec.Read(r, codec.BigEndian, &x)
+		}
+		if b.N > 0 && x != uint64(s.Int64) {
+			b.Fatalf("got %#x, want %#x", x, uint64(s.Int64))
+		}
+	})
+}
+
+func BenchmarkWriteOne(b *testing.B) {
+	b.Run("impl=stdlib", func(b *testing.B) {
+		w := io.Discard
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			binary.Write(w, binary.BigEndian, s.Uint64)
+		}
+	})
+	b.Run("impl=codec", func(b *testing.B) {
+		w := io.Discard
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			codec.Write(w, codec.BigEndian, s.Uint64)
+		}
+	})
+}
+
 func BenchmarkReadStruct(b *testing.B) {
 	size := binary.Size(&s)
 	b.Run("impl=stdlib", func(b *testing.B) {
