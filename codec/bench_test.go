@@ -13,11 +13,14 @@ import (
 
 // The benchmarks run codec and encoding/binary side by side, as
 // sub-benchmarks impl=stdlib and impl=codec (and impl=copy where a plain
-// copy of the same bytes is the reference), so that one run gives
-// interleaved figures:
+// copy of the same bytes is the reference), so that one pass gives
+// interleaved figures. -count N would run each sub-benchmark N times in a
+// row, so repeat passes of -count 1 instead (docs/codec.md has the ratio
+// script):
 //
-//	go test -run '^$' -bench . -count 10 ./codec > /tmp/x.txt
-//	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /impl /tmp/x.txt
+//	go test -c -o /tmp/codec.test ./codec
+//	(cd codec && for i in $(seq 20); do /tmp/codec.test -test.run '^$' -test.bench . -test.benchtime 500ms; done) > /tmp/x.txt
+//	go tool benchstat -col /impl /tmp/x.txt
 //
 // ReadInts, WriteInts, AppendInts, ReadStruct, WriteStruct and the slice
 // benchmarks are shaped like encoding/binary's own. Calls are written out
