@@ -13,11 +13,14 @@ import (
 
 // The benchmarks run codec and encoding/binary side by side, as
 // sub-benchmarks impl=stdlib and impl=codec (and impl=copy where a plain
-// copy of the same bytes is the reference), so that one run gives
-// interleaved figures:
+// copy of the same bytes is the reference), so that one pass gives
+// interleaved figures. -count N would run each sub-benchmark N times in a
+// row, so repeat passes of -count 1 instead (docs/codec.md has the ratio
+// script):
 //
-//	go test -run '^$' -bench . -count 10 ./codec > /tmp/x.txt
-//	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /impl /tmp/x.txt
+//	go test -c -o /tmp/codec.test ./codec
+//	(cd codec && for i in $(seq 20); do /tmp/codec.test -test.run '^$' -test.bench . -test.benchtime 500ms; done) > /tmp/x.txt
+//	go tool benchstat -col /impl /tmp/x.txt
 //
 // ReadInts, WriteInts, AppendInts, ReadStruct, WriteStruct and the slice
 // benchmarks are shaped like encoding/binary's own. Calls are written out
@@ -280,6 +283,60 @@ func BenchmarkAppendInts(b *testing.B) {
 		b.StopTimer()
 		if b.N > 0 && !bytes.Equal(buf, big[:30]) {
 			b.Fatalf("first half doesn't match: %x %x", buf, big[:30])
+		}
+	})
+}
+
+// BenchmarkReadOne and BenchmarkWriteOne send one value per call through a
+// reader and a writer that codec does not recognise (no AvailableBuffer),
+// so that codec's Read and Write must bring their own buffer, as
+// encoding/binary's always do.
+func BenchmarkReadOne(b *testing.B) {
+	b.Run("impl=stdlib", func(b *testing.B) {
+		var x uint64
+		bsr := &byteSliceReader{}
+		var r io.Reader = bsr
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			bsr.remain = big[7:]
+			binary.Read(r, binary.BigEndian, &x)
+		}
+		if b.N > 0 && x != uint64(s.Int64) {
+			b.Fatalf("got %#x, want %#x", x, uint64(s.Int64))
+		}
+	})
+	b.Run("impl=codec", func(b *testing.B) {
+		var x uint64
+		bsr := &byteSliceReader{}
+		var r io.Reader = bsr
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			bsr.remain = big[7:]
+			codec.Read(r, codec.BigEndian, &x)
+		}
+		if b.N > 0 && x != uint64(s.Int64) {
+			b.Fatalf("got %#x, want %#x", x, uint64(s.Int64))
+		}
+	})
+}
+
+func BenchmarkWriteOne(b *testing.B) {
+	b.Run("impl=stdlib", func(b *testing.B) {
+		w := io.Discard
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			binary.Write(w, binary.BigEndian, s.Uint64)
+		}
+	})
+	b.Run("impl=codec", func(b *testing.B) {
+		w := io.Discard
+		b.SetBytes(8)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			codec.Write(w, codec.BigEndian, s.Uint64)
 		}
 	})
 }

@@ -31,6 +31,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -66,29 +67,36 @@ var errBufferTooSmall = errors.New("buffer too small")
 // temporary buffer as large as the slice: if Read fails, such a slice may
 // have been partly overwritten. Other data is left unchanged on error.
 func Read(r io.Reader, order ByteOrder, data any) error {
-	if n := decodeSize(data); n != 0 {
+	if k := decodeKind(data); k != kindNone {
 		if isNil(data) {
 			return nilPointerError("codec.Read", data)
 		}
-		if n > maxScalar {
-			// Only a slice is larger than a basic value.
-			return readInPlace(r, modeOf(order), order, data)
+		// Any buffer handed to r.Read escapes to the heap, so a fresh
+		// one would cost an allocation per call: reuse one (see
+		// smallSlot). A Decoder keeps its own.
+		p := getSmall()
+		b := p[:kindSizes[k]]
+		n, err := r.Read(b)
+		if n < len(b) {
+			err = readRest(r, b, n, err)
+		} else {
+			err = nil
 		}
-		// A small buffer: Go's allocator serves a few bytes faster
-		// than a sync.Pool round trip. (A Decoder needs neither.)
-		b := make([]byte, n)
-		if k, err := r.Read(b); k < n {
-			if err := readRest(r, b, k, err); err != nil {
-				return err
+		if err == nil {
+			switch p := dataWord(&data); modeOf(order) {
+			case modeNative:
+				storeNative(p, b, k)
+			case modeSwapped:
+				storeSwapped(p, b, k)
+			default:
+				storeOther(p, b, k, order)
 			}
 		}
-		m := modeOf(order)
-		if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-			!decodeFast(b, m, order, data) {
-			return invalidTypeError("codec.Read", data) // decodeSize accepts nothing decodeFast refuses
-
-		}
-		return nil
+		putSmall(p)
+		return err
+	}
+	if sliceSize(data) != 0 {
+		return readInPlace(r, modeOf(order), order, data)
 	}
 	return readSlow(r, order, data)
 }
@@ -107,30 +115,52 @@ func Write(w io.Writer, order ByteOrder, data any) error {
 		if isNil(data) {
 			return nilPointerError("codec.Write", data)
 		}
-		m := modeOf(order)
-		if n >= minRaw {
-			if b, ok := rawBytes(data, m); ok {
-				_, err := w.Write(b)
-				return err
-			}
-		}
+		// As in Read, a buffer handed to w.Write escapes: reuse one.
+		var small *smallBuf
 		b, ok := available(w, n)
-		switch {
-		case ok:
-		case n <= maxTiny:
-			b = make([]byte, n)
+		if !ok {
+			small = getSmall()
+			b = small[:n]
+		}
+		switch p := dataWord(&data); modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
 		default:
-			p := getBuf(n)
-			defer putBuf(p)
-			b = *p
+			encodeOther(b, p, n, order)
 		}
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
+		_, err := w.Write(b)
+		if small != nil {
+			putSmall(small)
 		}
+		return err
+	}
+	if n := sliceSize(data); n != 0 {
+		return writeSlice(w, order, data, n)
+	}
+	return writeSlow(w, order, data)
+}
+
+// writeSlice is Write for data, a slice of the fast path of n bytes.
+func writeSlice(w io.Writer, order ByteOrder, data any, n int) error {
+	m := modeOf(order)
+	if n >= minRaw {
+		if b, ok := rawBytes(data, m); ok {
+			_, err := w.Write(b)
+			return err
+		}
+	}
+	if b, ok := available(w, n); ok {
+		encodeSlice(b, m, order, data)
 		_, err := w.Write(b)
 		return err
 	}
-	return writeSlow(w, order, data)
+	p := getBuf(n)
+	defer putBuf(p)
+	encodeSlice(*p, m, order, data)
+	_, err := w.Write(*p)
+	return err
 }
 
 // Size returns how many bytes Write would generate to encode v, which must
@@ -141,6 +171,9 @@ func Size(v any) int {
 		if isNil(v) {
 			return -1
 		}
+		return n
+	}
+	if n := sliceSize(v); n != 0 {
 		return n
 	}
 	return sizeSlow(v)
@@ -155,10 +188,19 @@ func Append(buf []byte, order ByteOrder, data any) ([]byte, error) {
 			return nil, nilPointerError("codec.Append", data)
 		}
 		buf, b := grow(buf, n)
-		m := modeOf(order)
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
+		switch p := dataWord(&data); modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
+		default:
+			encodeOther(b, p, n, order)
 		}
+		return buf, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		buf, b := grow(buf, n)
+		encodeSlice(b, modeOf(order), order, data)
 		return buf, nil
 	}
 	return appendSlow(buf, order, data)
@@ -174,10 +216,21 @@ func Encode(buf []byte, order ByteOrder, data any) (int, error) {
 		if len(buf) < n {
 			return 0, errBufferTooSmall
 		}
-		b, m := buf[:n], modeOf(order)
-		if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-			encodeFast(b, m, order, data)
+		switch p, b := dataWord(&data), buf[:n]; modeOf(order) {
+		case modeNative:
+			encodeNative(b, p, n)
+		case modeSwapped:
+			encodeSwapped(b, p, n)
+		default:
+			encodeOther(b, p, n, order)
 		}
+		return n, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		if len(buf) < n {
+			return 0, errBufferTooSmall
+		}
+		encodeSlice(buf[:n], modeOf(order), order, data)
 		return n, nil
 	}
 	return encodeSlow(buf, order, data)
@@ -186,18 +239,29 @@ func Encode(buf []byte, order ByteOrder, data any) (int, error) {
 // Decode decodes binary data from buf into data using order. It returns the
 // number of bytes consumed from buf, or an error if buf is too small.
 func Decode(buf []byte, order ByteOrder, data any) (int, error) {
-	if n := decodeSize(data); n != 0 {
+	if k := decodeKind(data); k != kindNone {
 		if isNil(data) {
 			return 0, nilPointerError("codec.Decode", data)
 		}
+		n := kindSizes[k]
 		if len(buf) < n {
 			return 0, errBufferTooSmall
 		}
-		b, m := buf[:n], modeOf(order)
-		if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-			!decodeFast(b, m, order, data) {
-			return 0, invalidTypeError("codec.Decode", data)
+		switch p, b := dataWord(&data), buf[:n]; modeOf(order) {
+		case modeNative:
+			storeNative(p, b, k)
+		case modeSwapped:
+			storeSwapped(p, b, k)
+		default:
+			storeOther(p, b, k, order)
 		}
+		return n, nil
+	}
+	if n := sliceSize(data); n != 0 {
+		if len(buf) < n {
+			return 0, errBufferTooSmall
+		}
+		decodeSlice(buf[:n], modeOf(order), order, data)
 		return n, nil
 	}
 	return decodeSlow(buf, order, data)
@@ -270,14 +334,43 @@ func available(w io.Writer, n int) ([]byte, bool) {
 // finding out.
 const minRaw = 64
 
-// maxScalar is the size of the largest basic value. Data of the fast path
-// that is larger is a slice, which Read and Decoder read in place.
-const maxScalar = 8
-
-// maxTiny is the size up to which Write allocates its temporary buffer
-// rather than take one from bufPool: Go's allocator serves a few bytes
-// faster than a sync.Pool round trip. (An Encoder needs neither.)
+// maxTiny is the size up to which Write takes its temporary buffer from
+// getSmall rather than bufPool. (An Encoder needs neither.)
 const maxTiny = 16
+
+// A smallBuf is the temporary buffer of Read and Write for a basic value,
+// or for a slice of at most maxTiny bytes when the writer has no buffer of
+// its own to offer. Any buffer handed to an io.Reader or io.Writer escapes
+// to the heap, a fresh one per call costing an allocation; so Read and
+// Write reuse them, which io.Reader and io.Writer implementations allow by
+// not retaining the slices they are given.
+type smallBuf [maxTiny]byte
+
+// smallSlot holds the smallBuf that Read and Write take first: one atomic
+// swap to take it and one to give it back cost about half a sync.Pool
+// round trip (Get and Put pin the goroutine to its P, two calls each).
+// A call that finds the slot empty, because another goroutine holds its
+// buffer, takes one from smallPool instead, so concurrent calls never
+// allocate either, and gives it back there.
+var (
+	smallSlot atomic.Pointer[smallBuf]
+	smallPool = sync.Pool{New: func() any { return new(smallBuf) }}
+)
+
+// getSmall returns a smallBuf for the caller's use until it calls putSmall.
+func getSmall() *smallBuf {
+	if p := smallSlot.Swap(nil); p != nil {
+		return p
+	}
+	return smallPool.Get().(*smallBuf)
+}
+
+// putSmall gives p back for reuse.
+func putSmall(p *smallBuf) {
+	if !smallSlot.CompareAndSwap(nil, p) {
+		smallPool.Put(p)
+	}
+}
 
 // maxPooled is the largest temporary buffer kept for reuse.
 const maxPooled = 64 << 10

@@ -25,33 +25,39 @@ func NewEncoder(w io.Writer, order ByteOrder) *Encoder {
 // writer's Write method. It accepts the same data as [Write].
 func (e *Encoder) Encode(data any) error {
 	n := fastSize(data)
-	if n == 0 || n > len(e.buf) || isNil(data) {
+	if n == 0 || isNil(data) {
 		return e.encodeLarge(data, n)
 	}
-	b, m := e.buf[:n], e.mode
-	if !(m == modeNative && encodeNative(b, data) || m == modeSwapped && encodeSwapped(b, data)) {
-		encodeFast(b, m, e.order, data)
+	b := e.buf[:n]
+	switch p := dataWord(&data); e.mode {
+	case modeNative:
+		encodeNative(b, p, n)
+	case modeSwapped:
+		encodeSwapped(b, p, n)
+	default:
+		encodeOther(b, p, n, e.order)
 	}
 	_, err := e.w.Write(b)
 	return err
 }
 
-// encodeLarge is Encode for everything but small basic values: slices
-// larger than the Encoder's buffer, nil pointers, and the reflection path.
-// Keeping it apart keeps Encode's common case short.
+// encodeLarge is Encode for everything but basic values and pointers to
+// them: nil pointers, slices and the reflection path. Keeping it apart
+// keeps Encode's common case short.
 func (e *Encoder) encodeLarge(data any, n int) error {
+	if n != 0 {
+		return nilPointerError("codec.Encoder.Encode", data)
+	}
+	n = sliceSize(data)
 	if n == 0 {
 		return e.encodeSlow(data)
-	}
-	if isNil(data) {
-		return nilPointerError("codec.Encoder.Encode", data)
 	}
 	if b, ok := rawBytes(data, e.mode); ok {
 		_, err := e.w.Write(b)
 		return err
 	}
 	b := scratch(&e.buf, n)
-	encodeFast(b, e.mode, e.order, data)
+	encodeSlice(b, e.mode, e.order, data)
 	_, err := e.w.Write(b)
 	return err
 }
@@ -112,35 +118,37 @@ func NewDecoder(r io.Reader, order ByteOrder) *Decoder {
 // same data as [Read] and returns the same errors; like Read, it reads a
 // slice of basic values into the slice's own memory.
 func (d *Decoder) Decode(data any) error {
-	n := decodeSize(data)
-	if n == 0 || n > maxScalar || isNil(data) {
-		return d.decodeLarge(data, n)
+	k := decodeKind(data)
+	if k == kindNone || isNil(data) {
+		return d.decodeLarge(data, k)
 	}
-	b := d.buf[:n]
-	if k, err := d.r.Read(b); k < n {
+	b := d.buf[:kindSizes[k]]
+	if k, err := d.r.Read(b); k < len(b) {
 		if err := readRest(d.r, b, k, err); err != nil {
 			return err
 		}
 	}
-	m := d.mode
-	if !(m == modeNative && decodeNative(b, data) || m == modeSwapped && decodeSwapped(b, data)) &&
-		!decodeFast(b, m, d.order, data) {
-		return invalidTypeError("codec.Decoder.Decode", data)
+	switch p := dataWord(&data); d.mode {
+	case modeNative:
+		storeNative(p, b, k)
+	case modeSwapped:
+		storeSwapped(p, b, k)
+	default:
+		storeOther(p, b, k, d.order)
 	}
 	return nil
 }
 
-// decodeLarge is Decode for everything but basic values, pointers to them
-// and slices no larger than a basic value: larger slices (read in place),
-// nil pointers, and the reflection path.
-func (d *Decoder) decodeLarge(data any, n int) error {
-	if n == 0 {
-		return d.decodeSlow(data)
-	}
-	if isNil(data) {
+// decodeLarge is Decode for everything but pointers to basic values: nil
+// pointers, slices (read in place) and the reflection path.
+func (d *Decoder) decodeLarge(data any, k ptrKind) error {
+	if k != kindNone {
 		return nilPointerError("codec.Decoder.Decode", data)
 	}
-	return readInPlace(d.r, d.mode, d.order, data)
+	if sliceSize(data) != 0 {
+		return readInPlace(d.r, d.mode, d.order, data)
+	}
+	return d.decodeSlow(data)
 }
 
 // decodeSlow is Decode's reflection path, kept out of Decode so that the

@@ -1,15 +1,15 @@
 package codec
 
 import (
-	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The fast path handles the basic fixed-size types — bool, int8…int64,
 // uint8…uint64, float32 and float64 — as values, as pointers and as slices,
 // with type switches and no reflection. Every encoding entry point asks
-// fastSize first, every decoding one decodeSize, and each takes the
-// reflection path (slow.go) only when the answer is 0.
+// fastSize, every decoding one decodeKind, then sliceSize, and each takes
+// the reflection path (slow.go) only when neither knows the data.
 //
 // Go's encoding/binary has the same structure, and in 2014 its switch
 // listed the unsigned integer types only as pointers and slices: unsigned
@@ -17,8 +17,8 @@ import (
 // times more slowly than signed ones. The case lines below are where such a
 // type would go missing.
 
-// fastSize returns the encoded size of data if it is a fixed-size basic value,
-// a pointer to one or a slice of them, and 0 if data must take the reflection path.
+// fastSize returns the encoded size of data if it is a fixed-size basic value
+// or a pointer to one, and 0 otherwise: slices are sliceSize's, the rest the reflection path's.
 func fastSize(data any) int {
 	switch data.(type) {
 	case bool, int8, uint8, *bool, *int8, *uint8:
@@ -34,27 +34,51 @@ func fastSize(data any) int {
 	case float64, *float64:
 		return 8
 	}
-	return sliceSize(data)
+	return 0
 }
 
-// decodeSize is fastSize for the decoders (Read, Decode, Decoder.Decode).
-// They store into data, so it must be a pointer or a slice: values are not
-// listed, and one passed to a decoder takes the reflection path, which
-// refuses it before reading anything. A switch of their own also keeps the
-// decoders' hot path apart from the encoders' value cases, so a change to
-// those cannot move decoding.
-func decodeSize(data any) int {
+// A ptrKind says how a decoder stores a number into the memory that a
+// pointer to a basic value points to: as a bool (0 or 1), or as 1, 2, 4 or
+// 8 bytes of memory, whatever the type (a *int32, a *uint32 and a *float32
+// are stored alike). The data word of the interface is that pointer, so a
+// decoder needs nothing else to know about it.
+type ptrKind uint8
+
+const (
+	kindNone ptrKind = iota // not a pointer to a basic value
+	kindBool
+	kind8
+	kind16
+	kind32
+	kind64
+)
+
+// kindSizes holds the encoded size of a number of each kind.
+var kindSizes = [...]int{kindNone: 0, kindBool: 1, kind8: 1, kind16: 2, kind32: 4, kind64: 8}
+
+// decodeKind is fastSize for the decoders (Read, Decode, Decoder.Decode):
+// it returns the kind of data if data is a pointer to a basic value, and
+// kindNone otherwise. They store into data,
+// so it must be a pointer or a slice: values are not listed, and one passed
+// to a decoder takes the reflection path, which refuses it before reading
+// anything. A switch of their own also keeps the decoders' hot path apart
+// from the encoders' value cases, so a change to those cannot move
+// decoding. Its answer says both how many bytes to read and how to store
+// them, so decoding a basic value takes one type switch, not two.
+func decodeKind(data any) ptrKind {
 	switch data.(type) {
-	case *bool, *int8, *uint8:
-		return 1
+	case *bool:
+		return kindBool
+	case *int8, *uint8:
+		return kind8
 	case *int16, *uint16:
-		return 2
+		return kind16
 	case *int32, *uint32, *float32:
-		return 4
+		return kind32
 	case *int64, *uint64, *float64:
-		return 8
+		return kind64
 	}
-	return sliceSize(data)
+	return kindNone
 }
 
 // sliceSize returns the encoded size of data if it is a slice of a basic
@@ -87,107 +111,59 @@ func sliceSize(data any) int {
 	return 0
 }
 
-// encodeFast encodes data, which fastSize accepted and which is not a nil
-// pointer, into b, which holds exactly fastSize(data) bytes, once
-// encodeNative or encodeSwapped has declined it: in mode m, data is then a
-// slice, unless m is modeOther.
-//
-// Callers try encodeNative or encodeSwapped first because the compiler
-// inlines them, and a function call is a measurable share of encoding one
-// small value; encodeFast does not try them again.
-func encodeFast(b []byte, m mode, order ByteOrder, data any) {
-	if m == modeOther {
-		encodeOther(b, order, data)
-		return
-	}
-	encodeSlice(b, m, nil, data)
-}
-
-// encodeNative encodes data in the machine's order if data is a basic
-// value or a pointer to one, and reports whether it did. The data word of
-// such an interface value points to the number's memory, whether data is
-// the value (boxed) or a pointer, so the cases need only tell widths apart.
-// A bool's memory is 0 or 1, its encoding exactly.
-func encodeNative(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case bool, int8, uint8, *bool, *int8, *uint8:
+// encodeNative encodes in the machine's order the n-byte number at p, once
+// fastSize has given n: the data word of a basic value points to its
+// memory (its box) and that of a pointer to one is the pointer, so the
+// encoders need nothing else, and encoding is one load and one store. A
+// bool's memory is 0 or 1, its encoding exactly. The encoders call
+// encodeNative, encodeSwapped or encodeOther by their mode; the first two
+// are inlined, since a function call is a measurable share of encoding one
+// small value.
+func encodeNative(b []byte, p unsafe.Pointer, n int) {
+	switch n {
+	case 1:
 		b[0] = *(*byte)(p)
-	case int16, uint16, *int16, *uint16:
+	case 2:
 		native.PutUint16(b, *(*uint16)(p))
-	case int32, uint32, float32, *int32, *uint32, *float32:
+	case 4:
 		native.PutUint32(b, *(*uint32)(p))
-	case int64, uint64, float64, *int64, *uint64, *float64:
+	case 8:
 		native.PutUint64(b, *(*uint64)(p))
-	default:
-		return false
 	}
-	return true
 }
 
 // encodeSwapped is encodeNative for the reverse of the machine's order.
-func encodeSwapped(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case bool, int8, uint8, *bool, *int8, *uint8:
+func encodeSwapped(b []byte, p unsafe.Pointer, n int) {
+	switch n {
+	case 1:
 		b[0] = *(*byte)(p)
-	case int16, uint16, *int16, *uint16:
+	case 2:
 		native.PutUint16(b, bits.ReverseBytes16(*(*uint16)(p)))
-	case int32, uint32, float32, *int32, *uint32, *float32:
+	case 4:
 		native.PutUint32(b, bits.ReverseBytes32(*(*uint32)(p)))
-	case int64, uint64, float64, *int64, *uint64, *float64:
+	case 8:
 		native.PutUint64(b, bits.ReverseBytes64(*(*uint64)(p)))
-	default:
-		return false
 	}
-	return true
 }
 
-// encodeOther is encodeFast for a ByteOrder codec does not know: every
+// encodeOther is encodeNative for a ByteOrder codec does not know: the
 // number goes through the order's methods, as in encoding/binary.
-func encodeOther(b []byte, order ByteOrder, data any) {
-	switch data := data.(type) {
-	case int16:
-		order.PutUint16(b, uint16(data))
-	case *int16:
-		order.PutUint16(b, uint16(*data))
-	case uint16:
-		order.PutUint16(b, data)
-	case *uint16:
-		order.PutUint16(b, *data)
-	case int32:
-		order.PutUint32(b, uint32(data))
-	case *int32:
-		order.PutUint32(b, uint32(*data))
-	case uint32:
-		order.PutUint32(b, data)
-	case *uint32:
-		order.PutUint32(b, *data)
-	case int64:
-		order.PutUint64(b, uint64(data))
-	case *int64:
-		order.PutUint64(b, uint64(*data))
-	case uint64:
-		order.PutUint64(b, data)
-	case *uint64:
-		order.PutUint64(b, *data)
-	case float32:
-		order.PutUint32(b, math.Float32bits(data))
-	case *float32:
-		order.PutUint32(b, math.Float32bits(*data))
-	case float64:
-		order.PutUint64(b, math.Float64bits(data))
-	case *float64:
-		order.PutUint64(b, math.Float64bits(*data))
-	case bool, *bool, int8, *int8, uint8, *uint8:
-		encodeNative(b, data) // one byte has no order
-	default:
-		encodeSlice(b, modeOther, order, data)
+func encodeOther(b []byte, p unsafe.Pointer, n int, order ByteOrder) {
+	switch n {
+	case 1:
+		b[0] = *(*byte)(p) // one byte has no order
+	case 2:
+		order.PutUint16(b, *(*uint16)(p))
+	case 4:
+		order.PutUint32(b, *(*uint32)(p))
+	case 8:
+		order.PutUint64(b, *(*uint64)(p))
 	}
 }
 
-// encodeSlice is encodeFast for slices. Any other data is a mistake of
-// its caller, and would leave b unwritten: it panics.
+// encodeSlice encodes data, a slice of the fast path, into b, which holds
+// exactly sliceSize(data) bytes. Any other data is a mistake of its
+// caller, and would leave b unwritten: it panics.
 func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 	switch data := data.(type) {
 	case []bool:
@@ -218,87 +194,58 @@ func encodeSlice(b []byte, m mode, order ByteOrder, data any) {
 	}
 }
 
-// decodeFast decodes b, which holds exactly fastSize(data) bytes, into data,
-// which fastSize accepted and which is not a nil pointer, once decodeNative
-// or decodeSwapped has declined it (see encodeFast). It reports false if
-// data is a value rather than a pointer or slice.
-func decodeFast(b []byte, m mode, order ByteOrder, data any) bool {
-	if m == modeOther {
-		return decodeOther(b, order, data)
-	}
-	return decodeSlice(b, m, nil, data)
-}
-
-// decodeNative decodes b in the machine's order into data if data is a
-// pointer to a basic value, and reports whether it did.
-func decodeNative(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case *bool:
+// storeNative stores b, a number of kind k encoded in the machine's
+// order, into the memory at p. The decoders call it, storeSwapped or
+// storeOther by their mode; the first two are inlined, since a function
+// call is a measurable share of decoding one small value.
+func storeNative(p unsafe.Pointer, b []byte, k ptrKind) {
+	switch k {
+	case kindBool:
 		*(*bool)(p) = b[0] != 0
-	case *int8, *uint8:
+	case kind8:
 		*(*uint8)(p) = b[0]
-	case *int16, *uint16:
+	case kind16:
 		*(*uint16)(p) = native.Uint16(b)
-	case *int32, *uint32, *float32:
+	case kind32:
 		*(*uint32)(p) = native.Uint32(b)
-	case *int64, *uint64, *float64:
+	case kind64:
 		*(*uint64)(p) = native.Uint64(b)
-	default:
-		return false
 	}
-	return true
 }
 
-// decodeSwapped is decodeNative for the reverse of the machine's order.
-func decodeSwapped(b []byte, data any) bool {
-	p := dataWord(&data)
-	switch data.(type) {
-	case *bool:
+// storeSwapped is storeNative for the reverse of the machine's order.
+func storeSwapped(p unsafe.Pointer, b []byte, k ptrKind) {
+	switch k {
+	case kindBool:
 		*(*bool)(p) = b[0] != 0
-	case *int8, *uint8:
+	case kind8:
 		*(*uint8)(p) = b[0]
-	case *int16, *uint16:
+	case kind16:
 		*(*uint16)(p) = bits.ReverseBytes16(native.Uint16(b))
-	case *int32, *uint32, *float32:
+	case kind32:
 		*(*uint32)(p) = bits.ReverseBytes32(native.Uint32(b))
-	case *int64, *uint64, *float64:
+	case kind64:
 		*(*uint64)(p) = bits.ReverseBytes64(native.Uint64(b))
-	default:
-		return false
 	}
-	return true
 }
 
-// decodeOther is decodeFast for a ByteOrder codec does not know.
-func decodeOther(b []byte, order ByteOrder, data any) bool {
-	switch data := data.(type) {
-	case *int16:
-		*data = int16(order.Uint16(b))
-	case *uint16:
-		*data = order.Uint16(b)
-	case *int32:
-		*data = int32(order.Uint32(b))
-	case *uint32:
-		*data = order.Uint32(b)
-	case *int64:
-		*data = int64(order.Uint64(b))
-	case *uint64:
-		*data = order.Uint64(b)
-	case *float32:
-		*data = math.Float32frombits(order.Uint32(b))
-	case *float64:
-		*data = math.Float64frombits(order.Uint64(b))
-	case *bool, *int8, *uint8:
-		return decodeNative(b, data) // one byte has no order
+// storeOther is storeNative for a ByteOrder codec does not know: the
+// number goes through the order's methods, as in encoding/binary.
+func storeOther(p unsafe.Pointer, b []byte, k ptrKind, order ByteOrder) {
+	switch k {
+	case kind16:
+		*(*uint16)(p) = order.Uint16(b)
+	case kind32:
+		*(*uint32)(p) = order.Uint32(b)
+	case kind64:
+		*(*uint64)(p) = order.Uint64(b)
 	default:
-		return decodeSlice(b, modeOther, order, data)
+		storeNative(p, b, k) // one byte has no order
 	}
-	return true
 }
 
-// decodeSlice is decodeFast for slices. It reports false if data is not a
-// slice.
+// decodeSlice decodes b, which holds exactly sliceSize(data) bytes, into
+// data, a slice of the fast path. It reports false if data is not one.
 func decodeSlice(b []byte, m mode, order ByteOrder, data any) bool {
 	switch data := data.(type) {
 	case []bool:

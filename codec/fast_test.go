@@ -167,6 +167,81 @@ func TestFastPathAllocs(t *testing.T) {
 	}
 }
 
+// onlyReader and onlyWriter hide every method of the reader or writer they
+// wrap but Read or Write, as a caller's own wrapper types do: codec cannot
+// recognise them (no AvailableBuffer), so Read and Write must bring their
+// own buffers.
+type onlyReader struct{ r io.Reader }
+
+func (r onlyReader) Read(p []byte) (int, error) { return r.r.Read(p) }
+
+type onlyWriter struct{ w io.Writer }
+
+func (w onlyWriter) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+// TestReadWriteAllocs checks that the package-level Read and Write of every
+// basic type, as a value, a pointer and a slice, allocate nothing, whatever
+// the reader or writer: a buffer handed to an unknown io.Reader or io.Writer
+// escapes, so this holds only because codec reuses its buffers.
+func TestReadWriteAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, typ := range basicTypes {
+		for _, data := range basicForms(typ, r) {
+			for _, order := range orders {
+				in, err := binary.Append(nil, order, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var bb bytes.Buffer
+				bb.Grow(64)
+				var cw countingWriter
+				readers := []struct {
+					name string
+					r    io.Reader
+				}{
+					{"loopReader", &loopReader{b: in}},
+					{"wrapped loopReader", onlyReader{&loopReader{b: in}}},
+					{"wrapped bytes.Reader", onlyReader{bytes.NewReader(bytes.Repeat(in, 200))}},
+				}
+				writers := []struct {
+					name  string
+					w     io.Writer
+					reset func()
+				}{
+					{"io.Discard", io.Discard, func() {}},
+					{"wrapped io.Discard", onlyWriter{io.Discard}, func() {}},
+					{"wrapped bytes.Buffer", onlyWriter{&bb}, bb.Reset},
+					{"countingWriter", &cw, func() { cw.buf = cw.buf[:0] }},
+				}
+				for _, w := range writers {
+					w.reset()
+					codec.Write(w.w, order, data) // countingWriter's buffer grows once
+					f := func() { w.reset(); codec.Write(w.w, order, data) }
+					if n := testing.AllocsPerRun(100, f); n != 0 {
+						t.Errorf("Write(%s, %s, %T): %v allocations, want 0", w.name, orderName(order), data, n)
+					}
+				}
+				if reflect.TypeOf(data) == typ {
+					continue // a value cannot be decoded into
+				}
+				for _, rd := range readers {
+					f := func() {
+						if err := codec.Read(rd.r, order, data); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if n := testing.AllocsPerRun(100, f); n != 0 {
+						t.Errorf("Read(%s, %s, %T): %v allocations, want 0", rd.name, orderName(order), data, n)
+					}
+				}
+			}
+		}
+	}
+}
+
 // vals holds values read at call sites, so that they are not constants.
 var vals = s
 
@@ -181,6 +256,8 @@ func TestNoEscape(t *testing.T) {
 	bb.Grow(256)
 	enc := codec.NewEncoder(io.Discard, codec.BigEndian)
 	dec := codec.NewDecoder(&loopReader{b: big}, codec.BigEndian)
+	var rd io.Reader = onlyReader{&loopReader{b: big}}
+	var wr io.Writer = onlyWriter{io.Discard}
 	buf := make([]byte, 128)
 	checks := []struct {
 		name string
@@ -204,6 +281,16 @@ func TestNoEscape(t *testing.T) {
 			var y Struct
 			dec.Decode(&x)
 			dec.Decode(&y)
+		}},
+		{"Read", func() {
+			var x uint16
+			var y float64
+			codec.Read(rd, codec.BigEndian, &x)
+			codec.Read(rd, codec.LittleEndian, &y)
+		}},
+		{"Write to a wrapped writer", func() {
+			codec.Write(wr, codec.BigEndian, vals.Uint32)
+			codec.Write(wr, codec.NativeEndian, vals.Int8)
 		}},
 		{"Decode", func() {
 			var x int64

@@ -4,7 +4,7 @@
 #
 # It rebuilds the founding story on today's codec/: a Mercurial repository
 # whose first changeset holds codec/ with the 2014 bug (fastSize lists the
-# unsigned integer types only as pointers and slices, so unsigned values take
+# unsigned integer types only as pointers, so unsigned values take
 # the reflection path), and a second changeset that fixes it, exported with
 # 'hg export' as a contributor of the time would have mailed it.
 #
@@ -51,11 +51,11 @@ cp "$root/codec/fast.go" codec/fast.go
 hg commit -u 'Pat Gopher <pat@example.com>' -d '2014-11-06 10:32:00 -0800' -l - <<'MSG'
 codec: check for unsigned integers in fastSize
 
-fastSize listed the unsigned integer types only as pointers and
-slices, so Write of a uint8, uint16, uint32 or uint64 value missed
-the fast path and went through reflection: correct, but much slower
-than the same value as a signed integer. List each unsigned value
-type beside its signed peer.
+fastSize listed the unsigned integer types only as pointers, so
+Write of a uint8, uint16, uint32 or uint64 value missed the fast path
+and went through reflection: correct, but much slower than the same
+value as a signed integer. List each unsigned value type beside its
+signed peer.
 
 Reads are unchanged: they take pointers, which were listed.
 
