@@ -78,7 +78,9 @@ func CompareFiles(oldPath, newPath string, opts *CompareOptions) (*Result, error
 // golang.org/x/perf/benchmath.
 //
 // Malformed benchmark lines do not stop the comparison; they are listed
-// in the result's warnings. Compare fails only on I/O errors and when
+// in the result's warnings. Lines too long for benchfmt's Reader (which
+// would stop there) are skipped and listed: as omitted when they begin
+// with a benchmark's name, as warnings otherwise. Compare fails only on I/O errors and when
 // neither side holds any result.
 func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 	thresholds, confidence := opts.thresholds()
@@ -128,7 +130,15 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 		if name == "" {
 			name = in.Label
 		}
-		reader.Reset(in.R, name, ".file", in.Label)
+		long := func(line int, n int64, head []byte) {
+			where := fmt.Sprintf("%s:%d", name, line)
+			if b := benchName(head); b != "" {
+				om.add(Omission{Side: sideNames[side], Benchmark: b, Reason: tooLong(n), Where: where})
+				return
+			}
+			res.Warnings = append(res.Warnings, where+": "+tooLong(n))
+		}
+		reader.Reset(newLineLimiter(in.R, long), name, ".file", in.Label)
 		for reader.Scan() {
 			switch rec := reader.Result().(type) {
 			case *benchfmt.SyntaxError:
