@@ -135,6 +135,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			err = rmErr
 		}
 	}()
+	// The temporary directory of the processes Run starts (benchEnv).
+	procTmp := filepath.Join(tmp, "tmp")
+	if err := os.Mkdir(procTmp, 0o777); err != nil {
+		return nil, err
+	}
 
 	revs := [2]string{o.Base, o.Head}
 	commits := [2]string{base.Hash.String(), head.Hash.String()}
@@ -170,7 +175,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)}
 		}
 	}
-	pkgs, skipped, err := listPackages(ctx, modDirs[1], patterns)
+	pkgs, skipped, err := listPackages(ctx, modDirs[1], procTmp, patterns)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
@@ -213,7 +218,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
 			prog.building(sideNames[side], p.rel)
 			t0 := time.Now()
-			built, err := buildTest(ctx, modDirs[side], p, bin)
+			built, err := buildTest(ctx, modDirs[side], procTmp, p, bin)
 			info.Build += time.Since(t0)
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
@@ -254,7 +259,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		prog.run(i, sideNames[j.side], p.rel)
 		t0 := time.Now()
 		out := newRunReader()
-		runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args, o.Timeout, out)
+		runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), procTmp, args, o.Timeout, out)
 		info.BenchTime += time.Since(t0)
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
@@ -323,15 +328,16 @@ func interrupted(ctx context.Context) error {
 }
 
 // runBinary runs a test binary in dir, in a process group of its own,
-// with its stdout and stderr, one stream, written to out. It kills the
-// group when ctx is cancelled or when the run takes longer than timeout,
-// which is then its error.
-func runBinary(ctx context.Context, bin, dir string, args []string, timeout time.Duration, out *runReader) error {
+// with its stdout and stderr, one stream, written to out, and tmp as its
+// temporary directory. It kills the group when ctx is cancelled or when
+// the run takes longer than timeout, which is then its error, and what is
+// left of the group when the binary exits.
+func runBinary(ctx context.Context, bin, dir, tmp string, args []string, timeout time.Duration, out *runReader) error {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = benchEnv()
+	cmd.Env = benchEnv(tmp)
 	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	// The same writer for both: exec gives the process one pipe for
@@ -339,6 +345,7 @@ func runBinary(ctx context.Context, bin, dir string, args []string, timeout time
 	cmd.Stdout = out
 	cmd.Stderr = out
 	err := cmd.Run()
+	killGroup(cmd)
 	out.Close()
 	if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 		err = fmt.Errorf("timed out: killed after %v", timeout)
