@@ -208,7 +208,7 @@ func (r *runReader) lookup(name string) *benchRun {
 // readFraming reads one of the testing package's framing lines (its marker
 // removed).
 func (r *runReader) readFraming(line string) {
-	if name, ok := strings.CutPrefix(line, "=== RUN   "); ok {
+	if name, ok := strings.CutPrefix(line, "=== RUN   "); ok && strings.HasPrefix(name, "Benchmark") {
 		b := r.benches[name]
 		if b == nil {
 			b = new(benchRun)

@@ -211,7 +211,11 @@ func (o *Omission) String() string {
 	if o.Package != "" {
 		s += o.Package + " "
 	}
-	s += o.Benchmark + ": " + o.Reason
+	name := o.Benchmark
+	if name == "" {
+		name = "Benchmark" // func Benchmark(b *testing.B) is one
+	}
+	s += name + ": " + o.Reason
 	switch {
 	case o.Where != "" && o.Count > 1:
 		s += fmt.Sprintf(" (%s, %d lines)", o.Where, o.Count)
