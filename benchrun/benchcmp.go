@@ -52,7 +52,8 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 }
 
 // notes writes what follows every text table: benchmarks on one side only,
-// failures with their output indented, warnings and the key to "~". In
+// failures with their output indented, what was omitted, warnings and the
+// key to "~". In
 // Markdown (md), which joins lines, each note is a list item and each
 // failure's output a code block inside it.
 func notes(bw *errWriter, r *Result, md bool) {
@@ -78,6 +79,9 @@ func notes(bw *errWriter, r *Result, md bool) {
 			item += "\n  ```"
 		}
 		items = append(items, item)
+	}
+	for _, o := range r.Omitted {
+		items = append(items, "omitted "+o.String())
 	}
 	for _, warning := range warnings(r) {
 		items = append(items, "warning: "+warning)

@@ -29,6 +29,14 @@ func writeBenchstat(w io.Writer, r *Result) error {
 		prev = t
 		benchstatTable(bw, r, t)
 	}
+	// benchstat has nothing like these (it hangs on a NaN), but they
+	// must not go unsaid.
+	for i, o := range r.Omitted {
+		if i == 0 && len(r.Tables) > 0 {
+			bw.printf("\n")
+		}
+		bw.printf("omitted %s\n", o)
+	}
 	return bw.err
 }
 

@@ -30,15 +30,18 @@ type listed struct {
 }
 
 // listPackages runs 'go list' on patterns in the module at modDir and
-// returns the packages in order, those with benchmarks first.
-func listPackages(ctx context.Context, modDir string, patterns []string) (withBench, without []pkg, err error) {
+// returns the packages in order, those with benchmarks first. tmp is the
+// processes' temporary directory (see benchEnv).
+func listPackages(ctx context.Context, modDir, tmp string, patterns []string) (withBench, without []pkg, err error) {
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = modDir
-	cmd.Env = benchEnv() // go.mod may name a toolchain to download and run
+	cmd.Env = benchEnv(tmp) // go.mod may name a toolchain to download and run
+	ownGroup(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	killGroup(cmd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("go list %s: %v\n%s", strings.Join(patterns, " "), err, strings.TrimSpace(stderr.String()))
 	}
@@ -102,12 +105,13 @@ func hasBenchmarks(dir string, files []string) (bool, error) {
 // succeeds, for a package without test files, which on the old side is
 // how a change that adds a package's first benchmarks looks. A build
 // failure comes back as the compiler's output.
-func buildTest(ctx context.Context, modDir string, p pkg, bin string) (bool, error) {
+func buildTest(ctx context.Context, modDir, tmp string, p pkg, bin string) (bool, error) {
 	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, p.rel)
 	cmd.Dir = modDir
-	cmd.Env = benchEnv()
+	cmd.Env = benchEnv(tmp)
 	ownGroup(cmd) // an interrupt stops the compilers too
 	out, err := cmd.CombinedOutput()
+	killGroup(cmd)
 	if err != nil {
 		return false, errors.New(strings.TrimSpace(string(out)))
 	}
@@ -117,18 +121,22 @@ func buildTest(ctx context.Context, modDir string, p pkg, bin string) (bool, err
 
 // benchEnv returns the environment for builds and benchmarks: the user's,
 // less anything that looks like a credential, since the code being built
-// and run may be someone else's patch.
-func benchEnv() []string {
+// and run may be someone else's patch, and with TMPDIR and GOTMPDIR set
+// to tmp, a directory inside Run's own temporary directory. A go command
+// killed by an interrupt cannot remove its go-build* work directory, nor a
+// killed compiler or benchmark its files: there, removing Run's directory
+// removes them too.
+func benchEnv(tmp string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		upper := strings.ToUpper(name)
 		if strings.Contains(upper, "TOKEN") || strings.Contains(upper, "SECRET") ||
 			strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "GERRIT") ||
-			upper == "GIT_COOKIES" {
+			upper == "GIT_COOKIES" || name == "TMPDIR" || name == "GOTMPDIR" {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return env
+	return append(env, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
@@ -34,13 +35,16 @@ type CompareOptions struct {
 	Confidence float64 // level of the intervals; 0 means 0.95
 }
 
+// thresholds returns benchmath's thresholds and the confidence level; a
+// level outside (0, 1), NaN included, means the default, since it ends up
+// in the JSON.
 func (o *CompareOptions) thresholds() (*benchmath.Thresholds, float64) {
 	t := benchmath.DefaultThresholds
 	conf := 0.95
-	if o != nil && o.Alpha > 0 {
+	if o != nil && o.Alpha > 0 && o.Alpha < 1 {
 		t.CompareAlpha = o.Alpha
 	}
-	if o != nil && o.Confidence > 0 {
+	if o != nil && o.Confidence > 0 && o.Confidence < 1 {
 		conf = o.Confidence
 	}
 	return &t, conf
@@ -74,7 +78,9 @@ func CompareFiles(oldPath, newPath string, opts *CompareOptions) (*Result, error
 // golang.org/x/perf/benchmath.
 //
 // Malformed benchmark lines do not stop the comparison; they are listed
-// in the result's warnings. Compare fails only on I/O errors and when
+// in the result's warnings. Lines too long for benchfmt's Reader (which
+// would stop there) are skipped and listed: as omitted when they begin
+// with a benchmark's name, as warnings otherwise. Compare fails only on I/O errors and when
 // neither side holds any result.
 func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 	thresholds, confidence := opts.thresholds()
@@ -117,13 +123,22 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 		Confidence: confidence,
 	}
 	reader := benchfmt.NewReader(nil, "")
+	om := newOmissions()
 	n := 0
 	for side, in := range []Input{old, new} {
 		name := in.Name
 		if name == "" {
 			name = in.Label
 		}
-		reader.Reset(in.R, name, ".file", in.Label)
+		long := func(line int, n int64, head []byte) {
+			where := fmt.Sprintf("%s:%d", name, line)
+			if b := benchName(head); b != "" {
+				om.add(Omission{Side: sideNames[side], Benchmark: b, Reason: tooLong(n), Where: where})
+				return
+			}
+			res.Warnings = append(res.Warnings, where+": "+tooLong(n))
+		}
+		reader.Reset(newLineLimiter(in.R, long), name, ".file", in.Label)
 		for reader.Scan() {
 			switch rec := reader.Result().(type) {
 			case *benchfmt.SyntaxError:
@@ -132,6 +147,7 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 				if ok, _ := filter.Apply(rec); !ok {
 					continue
 				}
+				omitNonFinite(om, sideNames[side], rec)
 				b.add(side, tableBy.ProjectValues(rec), rowBy.Project(rec), residue.Project(rec), rec)
 				n++
 			}
@@ -143,6 +159,7 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 	if n == 0 {
 		return nil, errors.New("no benchmark results on either side")
 	}
+	res.Omitted = om.list
 	units := reader.Units()
 
 	var keys []benchproc.Key
@@ -179,9 +196,15 @@ type builderCell struct {
 }
 
 // add adds the values of rec, from side 0 (old) or 1 (new), to the cells
-// of its row in each of its tables (one per unit).
+// of its row in each of its tables (one per unit), less those that are not
+// finite: a NaN sends benchmath's U test into a loop that allocates until
+// the process is killed, and an infinity has no median, no ratio and no
+// JSON.
 func (b *builder) add(side int, tableKeys []benchproc.Key, row, residue benchproc.Key, rec *benchfmt.Result) {
 	for i, tk := range tableKeys {
+		if !isFinite(rec.Values[i].Value) {
+			continue // omitted: see omitNonFinite
+		}
 		t := b.tables[tk]
 		if t == nil {
 			t = &builderTable{cells: make(map[benchproc.Key]*[2]*builderCell)}
@@ -259,6 +282,9 @@ func verdict(old, new float64, significant bool, better int) (delta float64, v s
 	if old != 0 {
 		delta = new/old - 1
 	}
+	if !isFinite(delta) {
+		delta = 0 // new/old overflows; JSON has no infinity
+	}
 	switch {
 	case !significant || old == new:
 		return delta, Same
@@ -303,6 +329,9 @@ func geomean(t *Table) *Geomean {
 				case b == 0:
 					badRatio = true
 					ratios = append(ratios, 0)
+				case !isFinite(a / b):
+					badRatio = true // overflows
+					ratios = append(ratios, 0)
 				default:
 					ratios = append(ratios, a/b)
 				}
@@ -311,13 +340,13 @@ func geomean(t *Table) *Geomean {
 		if !isBase && nBase != len(ratios) {
 			warnings = append(warnings, "benchmark set differs from baseline; geomeans may not be comparable")
 		}
-		if gm := stats.GeoMean(summaries); math.IsNaN(gm) {
+		if gm := stats.GeoMean(summaries); !isFinite(gm) {
 			warnings = append(warnings, "summaries must be >0 to compute geomean")
 		} else {
 			sum = &gm
 		}
 		if !isBase && !badRatio {
-			if gm := stats.GeoMean(ratios); math.IsNaN(gm) {
+			if gm := stats.GeoMean(ratios); !isFinite(gm) {
 				warnings = append(warnings, "ratios must be >0 to compute geomean")
 			} else {
 				ratio = &gm
@@ -349,4 +378,64 @@ func errorStrings(errs []error) []string {
 		s = append(s, err.Error())
 	}
 	return s
+}
+
+// isFinite reports whether x is neither NaN nor an infinity.
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// omissions collects Omissions, one per side, benchmark and reason, in the
+// order they are first met, counting the others.
+type omissions struct {
+	list  []*Omission
+	index map[Omission]*Omission // by the Omission less Where and Count
+}
+
+func newOmissions() *omissions { return &omissions{index: make(map[Omission]*Omission)} }
+
+// add records that o happened (once more, when it did before).
+func (om *omissions) add(o Omission) {
+	key := o
+	key.Where, key.Count = "", 0
+	if prev := om.index[key]; prev != nil {
+		prev.Count++
+		return
+	}
+	o.Count = 1
+	p := &o
+	om.index[key] = p
+	om.list = append(om.list, p)
+}
+
+// omitNonFinite records each value of rec that is not finite, as written
+// in the input: "NaN ns/op", or "1e+303 MB/s", which is finite but
+// overflows when benchfmt tidies it into B/s.
+func omitNonFinite(om *omissions, side string, rec *benchfmt.Result) {
+	for _, v := range rec.Values {
+		if isFinite(v.Value) {
+			continue
+		}
+		val, unit := v.Value, v.Unit
+		if v.OrigUnit != "" {
+			val, unit = v.OrigValue, v.OrigUnit
+		}
+		reason := fmt.Sprintf("%s %s is not a finite number", formatValue(val), unit)
+		if isFinite(val) {
+			reason = fmt.Sprintf("%s %s is out of range in %s", formatValue(val), unit, v.Unit)
+		}
+		file, line := rec.Pos()
+		om.add(Omission{
+			Side: side, Package: rec.GetConfig("pkg"),
+			Benchmark: string(rec.Name.Full()), Reason: reason,
+			Where: fmt.Sprintf("%s:%d", file, line),
+		})
+	}
+}
+
+// formatValue formats x as a results line would hold it, with a sign on
+// infinities ("+Inf"), which Go's %v leaves off.
+func formatValue(x float64) string {
+	if math.IsInf(x, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }

@@ -23,8 +23,11 @@ func (g Regression) String() string {
 	}
 	v := viewOf(g.Table)
 	change := fmt.Sprintf("%+.2f%%", g.Row.Compare.Delta*100)
-	if g.Row.Old.Center == 0 {
-		change = "0 → " + v.format(g.Row.New.Center)
+	if old, new := g.Row.Old.Center, g.Row.New.Center; old == 0 || !isFinite(new/old) {
+		change = v.format(old) + " → " + v.format(new)
+		if old == 0 {
+			change = "0 → " + v.format(new)
+		}
 	}
 	return fmt.Sprintf("%s%s: %s %s (p=%.3f)", pkg, g.Row.Name, v.name, change, g.Row.Compare.P)
 }
@@ -32,7 +35,9 @@ func (g Regression) String() string {
 // Regressions returns the rows whose change is significant, in the worse
 // direction of their unit, and larger than threshold (0.05 for 5%). A
 // change from a zero median (no allocations, say) is larger than any
-// threshold. The geomean rows never count: they have no significance test.
+// threshold, and so is one whose ratio of medians overflows (its Delta is
+// 0, as JSON has no infinity). The geomean rows never count: they have no
+// significance test.
 func (r *Result) Regressions(threshold float64) []Regression {
 	var list []Regression
 	for _, t := range r.Tables {
@@ -41,7 +46,7 @@ func (r *Result) Regressions(threshold float64) []Regression {
 			if c == nil || c.Verdict != Worse {
 				continue
 			}
-			if row.Old.Center == 0 || math.Abs(c.Delta) > threshold {
+			if row.Old.Center == 0 || !isFinite(row.New.Center/row.Old.Center) || math.Abs(c.Delta) > threshold {
 				list = append(list, Regression{t, row})
 			}
 		}

@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -31,6 +32,11 @@ type Result struct {
 	// Failures lists benchmark processes that failed, panicked or timed
 	// out; their other results are still compared.
 	Failures []*Failure `json:"failures,omitempty"`
+
+	// Omitted lists the benchmarks, and the values of benchmarks, that
+	// ran but are in no table: a value that is not a finite number, a
+	// benchmark that skipped itself or printed no result line.
+	Omitted []*Omission `json:"omitted,omitempty"`
 
 	// Run describes how the benchmarks were run; nil when the result
 	// comes from saved files.
@@ -180,6 +186,45 @@ type Failure struct {
 	Runs    int    `json:"runs"` // how many of its runs failed
 	Error   string `json:"error"`
 	Tail    string `json:"tail"` // its output's last lines, or from "panic: " on
+}
+
+// An Omission is a benchmark, or one value of a benchmark, that ran on a
+// side but is in no table, and why. Each is listed once per side,
+// benchmark and reason, with how often it happened.
+type Omission struct {
+	Side      string `json:"side"`              // "old" or "new"
+	Package   string `json:"package,omitempty"` // its import path, when known
+	Benchmark string `json:"benchmark"`         // full name less "Benchmark": "X/n=10-2"
+	Reason    string `json:"reason"`            // "NaN ns/op is not a finite number"
+
+	// Where is the first line it comes from, "new.txt:12", for a value
+	// read from a side's results; empty for a run's output.
+	Where string `json:"where,omitempty"`
+	Count int    `json:"count"` // the lines, or the runs, it happened in
+}
+
+// String describes o in one line, as the notes under a table list it:
+// "(new) example.com/m X-2: NaN ns/op is not a finite number (new.txt:3,
+// 6 lines)".
+func (o *Omission) String() string {
+	s := "(" + o.Side + ") "
+	if o.Package != "" {
+		s += o.Package + " "
+	}
+	name := o.Benchmark
+	if name == "" {
+		name = "Benchmark" // func Benchmark(b *testing.B) is one
+	}
+	s += name + ": " + o.Reason
+	switch {
+	case o.Where != "" && o.Count > 1:
+		s += fmt.Sprintf(" (%s, %d lines)", o.Where, o.Count)
+	case o.Where != "":
+		s += " (" + o.Where + ")"
+	case o.Count > 1:
+		s += fmt.Sprintf(" (%d runs)", o.Count)
+	}
+	return s
 }
 
 // RunInfo says how a Result's benchmarks were run.

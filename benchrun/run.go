@@ -1,7 +1,6 @@
 package benchrun
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"golang.org/x/perf/benchfmt"
 )
 
 // Options says what Run benchmarks and how. The zero value benchmarks the
@@ -72,7 +70,9 @@ var sideNames = [2]string{"old", "new"}
 //
 // A side that does not build is an error naming the side and carrying the
 // compiler's output. A benchmark that fails on some runs is not: it is
-// listed in the result's Failures and the rest is still compared.
+// listed in the result's Failures and the rest is still compared. One that
+// skips itself, or prints no result line that can be read, is listed in
+// the result's Omitted: every benchmark that ran is in the result.
 func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	start := time.Now()
 	o := opts
@@ -135,6 +135,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			err = rmErr
 		}
 	}()
+	// The temporary directory of the processes Run starts (benchEnv).
+	procTmp := filepath.Join(tmp, "tmp")
+	if err := os.Mkdir(procTmp, 0o777); err != nil {
+		return nil, err
+	}
 
 	revs := [2]string{o.Base, o.Head}
 	commits := [2]string{base.Hash.String(), head.Hash.String()}
@@ -170,7 +175,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)}
 		}
 	}
-	pkgs, skipped, err := listPackages(ctx, modDirs[1], patterns)
+	pkgs, skipped, err := listPackages(ctx, modDirs[1], procTmp, patterns)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
@@ -213,7 +218,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
 			prog.building(sideNames[side], p.rel)
 			t0 := time.Now()
-			built, err := buildTest(ctx, modDirs[side], p, bin)
+			built, err := buildTest(ctx, modDirs[side], procTmp, p, bin)
 			info.Build += time.Since(t0)
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
@@ -230,7 +235,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 
 	// No -test.timeout: the testing package stops its alarm before it
 	// runs benchmarks, so runBinary enforces o.Timeout itself.
-	args := []string{"-test.run=^$", "-test.bench=" + o.Bench, "-test.benchmem", "-test.count=1"}
+	args := append(slices.Clone(testFlags), "-test.run=^$", "-test.bench="+o.Bench, "-test.benchmem", "-test.count=1")
 	if o.Benchtime != "" {
 		args = append(args, "-test.benchtime="+o.Benchtime)
 	}
@@ -244,6 +249,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	failures := make(map[job]*Failure)
 	var failOrder []job
+	omitted := newOmissions()
 	for i, j := range schedule(o.Order, o.Count, len(pkgs), o.Seed) {
 		bin := bins[j.side][j.pkg]
 		if bin == "" {
@@ -252,23 +258,28 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		p := pkgs[j.pkg]
 		prog.run(i, sideNames[j.side], p.rel)
 		t0 := time.Now()
-		out, runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args, o.Timeout)
+		out := newRunReader()
+		runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), procTmp, args, o.Timeout, out)
 		info.BenchTime += time.Since(t0)
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
 		}
-		raw[j.side].add(out)
-		if runErr == nil && bytes.Contains(out, []byte("\n--- FAIL")) {
+		raw[j.side].add(out.results)
+		if runErr == nil && out.failed {
 			runErr = errors.New("a benchmark failed")
 		}
 		if runErr != nil {
 			f := failures[j]
 			if f == nil {
-				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: excerpt(out, 15)}
+				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: out.ex.String()}
 				failures[j] = f
 				failOrder = append(failOrder, j)
 			}
 			f.Runs++
+		}
+		for _, om := range out.omissions(runErr != nil) {
+			om.Side, om.Package = sideNames[j.side], p.importPath
+			omitted.add(om)
 		}
 	}
 	prog.done()
@@ -303,6 +314,8 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	for _, j := range failOrder {
 		res.Failures = append(res.Failures, failures[j])
 	}
+	// What the runs left out, then what the comparison did.
+	res.Omitted = append(omitted.list, res.Omitted...)
 	info.Wall = time.Since(start)
 	res.Run = info
 	return res, nil
@@ -314,25 +327,30 @@ func interrupted(ctx context.Context) error {
 	return fmt.Errorf("interrupted (%v); temporary files removed", context.Cause(ctx))
 }
 
-// runBinary runs a test binary in dir, in a process group of its own, and
-// returns its combined output. It kills the group when ctx is cancelled or
-// when the run takes longer than timeout, which is then its error.
-func runBinary(ctx context.Context, bin, dir string, args []string, timeout time.Duration) ([]byte, error) {
+// runBinary runs a test binary in dir, in a process group of its own,
+// with its stdout and stderr, one stream, written to out, and tmp as its
+// temporary directory. It kills the group when ctx is cancelled or when
+// the run takes longer than timeout, which is then its error, and what is
+// left of the group when the binary exits.
+func runBinary(ctx context.Context, bin, dir, tmp string, args []string, timeout time.Duration, out *runReader) error {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = benchEnv()
+	cmd.Env = benchEnv(tmp)
 	ownGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
+	// The same writer for both: exec gives the process one pipe for
+	// the two, so their lines keep their order.
+	cmd.Stdout = out
+	cmd.Stderr = out
 	err := cmd.Run()
+	killGroup(cmd)
+	out.Close()
 	if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 		err = fmt.Errorf("timed out: killed after %v", timeout)
 	}
-	return out.Bytes(), err
+	return err
 }
 
 // goFiles reports whether dir holds a .go file.
@@ -341,25 +359,11 @@ func goFiles(dir string) bool {
 	return len(m) > 0
 }
 
-// excerpt returns at most n lines of a failed run's output, those that say
-// why: from the first "panic: " line on when there is one (its goroutine
-// dump would fill the tail), else the last n.
-func excerpt(out []byte, n int) string {
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "panic: ") }); i >= 0 {
-		return strings.Join(lines[i:min(i+n, len(lines))], "\n")
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // A rawWriter collects one side's results in Go benchmark format: the
 // revision as file configuration, then the benchmark lines and the
 // configuration lines of every run, each configuration line written only
 // when its value changes. Test output, logs and failure messages are left
-// out; failures are reported apart.
+// out (runReader sorts them out); failures are reported apart.
 type rawWriter struct {
 	buf    bytes.Buffer
 	config map[string]string
@@ -374,33 +378,17 @@ func newRawWriter(commit string) *rawWriter {
 // rawConfigKeys are the configuration lines a test binary prints.
 var rawConfigKeys = map[string]bool{"goos": true, "goarch": true, "pkg": true, "cpu": true}
 
-func (w *rawWriter) add(out []byte) {
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+// add adds the result and configuration lines of one run.
+func (w *rawWriter) add(lines []string) {
+	for _, line := range lines {
 		if key, val, ok := strings.Cut(line, ": "); ok && rawConfigKeys[key] {
-			if w.config[key] != val {
-				w.config[key] = val
-				w.buf.WriteString(line + "\n")
+			if w.config[key] == val {
+				continue
 			}
-			continue
+			w.config[key] = val
 		}
-		if strings.HasPrefix(line, "Unit ") || strings.HasPrefix(line, "Benchmark") && isResultLine(line) {
-			w.buf.WriteString(line + "\n")
-		}
+		w.buf.WriteString(line + "\n")
 	}
-}
-
-// isResultLine reports whether line is a well-formed benchmark result, not
-// the bare name a failing benchmark leaves.
-func isResultLine(line string) bool {
-	r := benchfmt.NewReader(strings.NewReader(line), "")
-	if !r.Scan() {
-		return false
-	}
-	_, ok := r.Result().(*benchfmt.Result)
-	return ok
 }
 
 // A NoBenchmarksError reports that the packages to compare have no
