@@ -87,6 +87,9 @@ func WriteBase(ctx context.Context, dir string) (string, error) {
 		}
 	}
 	if err := git(ctx, dir, Patch(), nil, "apply", "-R", "--whitespace=nowarn", "-"); err != nil {
+		if ctx.Err() != nil {
+			return "", err
+		}
 		return "", fmt.Errorf("example: %s no longer applies in reverse to codec/: %v (regenerate it with docs/examples/mkexample.sh)", PatchFile, err)
 	}
 	if err := git(ctx, dir, nil, nil, "add", "-A"); err != nil {
@@ -172,6 +175,11 @@ func gitOutput(ctx context.Context, dir string, stdin []byte, env []string, args
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			// Killed because the job was interrupted: say that, not
+			// "signal: killed".
+			return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
+		}
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil

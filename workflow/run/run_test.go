@@ -238,3 +238,31 @@ func TestFreezeDefaultSources(t *testing.T) {
 		t.Errorf("freeze step with no sources on 2014-11-06: %+v, want master frozen for go1.4", st)
 	}
 }
+
+// TestRunInterrupted cancels the built-in example at moments from its
+// start (the scratch repository being written, the port, the builds, the
+// benchmarks) and checks that the job says it was interrupted, in the step
+// it was in, and leaves nothing in its temporary directory.
+func TestRunInterrupted(t *testing.T) {
+	for _, after := range []time.Duration{0, 5 * time.Millisecond, 30 * time.Millisecond, 200 * time.Millisecond, time.Second} {
+		t.Run(after.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			timer := time.AfterFunc(after, func() { cancel(errors.New("interrupt signal received")) })
+			defer timer.Stop()
+			_, err := Run(ctx, Options{Freeze: Freeze{Sources: sources(t)}, Bench: benchrun.Options{Count: 2, Benchtime: "1x"}})
+			if err == nil {
+				t.Fatal("Run succeeded after an interrupt")
+			}
+			se, ok := errors.AsType[*StepError](err)
+			if !ok || !strings.Contains(se.Err.Error(), "interrupted (interrupt signal received)") {
+				t.Errorf("Run = %v, want a step interrupted", err)
+			}
+			left, _ := os.ReadDir(tmp)
+			for _, e := range left {
+				t.Errorf("left behind in TMPDIR: %s", e.Name())
+			}
+		})
+	}
+}

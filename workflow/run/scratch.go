@@ -67,6 +67,11 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			// Killed because the job was interrupted: say that, not
+			// "signal: killed".
+			return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
+		}
 		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(stdout.String()), nil
