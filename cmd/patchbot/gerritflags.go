@@ -11,13 +11,11 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
@@ -40,32 +38,17 @@ func gerritServerURL(flagValue string, rc *config.Review) (string, error) {
 }
 
 // reviewOptions returns the options of a review client for the command
-// name: retries and timeouts from the configuration, and each retry (and,
-// in a dry run, each write not done) logged as a line on stderr.
+// name (job.ReviewOptions), each retry (and, in a dry run, each write not
+// done) logged as a line on stderr.
 func reviewOptions(e *env, name string, rc *config.Review, dryRun bool) review.Options {
-	return review.Options{
-		DryRun: dryRun,
-		Log:    &linePrefixer{w: e.stderr, prefix: "patchbot " + name + ": "},
-		Policy: review.Policy{
-			Attempts:   rc.Attempts,
-			Backoff:    rc.Backoff,
-			MaxBackoff: max(30*time.Second, rc.Backoff),
-			MaxWait:    rc.MaxWait,
-		},
-		Timeout: rc.Timeout,
-	}
+	return job.ReviewOptions(rc, dryRun, &linePrefixer{w: e.stderr, prefix: "patchbot " + name + ": "})
 }
 
 // newGerrit returns a client of the Gerrit server at serverURL, signed in
-// with the credentials of the environment (review.GerritAuthFromEnv), and
-// reports whether there were any.
+// with the credentials of the environment, and reports whether there were
+// any.
 func newGerrit(serverURL string, opts review.Options) (g *review.Gerrit, signedIn bool, err error) {
-	auth, err := review.GerritAuthFromEnv(serverURL, os.Getenv)
-	if err != nil {
-		return nil, false, err
-	}
-	g, err = review.NewGerrit(serverURL, auth, opts)
-	return g, auth != nil, err
+	return job.NewGerrit(serverURL, os.Getenv, opts)
 }
 
 // A setupError is a problem with the configuration or the environment
@@ -101,75 +84,6 @@ func (l *listFlag) Set(s string) error {
 		}
 	}
 	return nil
-}
-
-// badProjectRE matches what a Gerrit project name, as patchbot pushes to
-// it, cannot hold.
-var badProjectRE = regexp.MustCompile(`^/|/$|\.\.|//|[\s%?#\\]`)
-
-// checkProject checks a Gerrit project name given by -project.
-func checkProject(name string) error {
-	if name == "" || badProjectRE.MatchString(name) {
-		return fmt.Errorf("%q is not a Gerrit project name like go or team/tools", name)
-	}
-	return nil
-}
-
-// badBranchRE matches what a branch name cannot hold (git check-ref-format)
-// or what would break the refs/for/BRANCH%OPTIONS ref Gerrit reads.
-var badBranchRE = regexp.MustCompile(`^[-/.]|/$|\.\.|//|@\{|\.lock$|\.$|[\x00-\x20\x7f~^:?*\[\\%,]`)
-
-// checkPushBranch checks the branch given by -for.
-func checkPushBranch(name string) error {
-	b := strings.TrimPrefix(name, "refs/heads/")
-	if b == "" || badBranchRE.MatchString(b) {
-		return fmt.Errorf("%q is not a branch name like master or release-branch.go1.4", name)
-	}
-	return nil
-}
-
-// gerritProject returns the Gerrit project that the remote origin of the
-// Git repository in dir points at on the server at serverURL: the path of
-// origin's URL, without the server's own path, a leading /a/ and a trailing
-// .git, when origin is on the server's host or, on googlesource.com, on
-// the server's Git host (go.googlesource.com for
-// go-review.googlesource.com). Otherwise it says why not.
-func gerritProject(dir, serverURL string) (string, error) {
-	cmd := exec.Command("git", "remote", "get-url", "origin")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("the repository in %s has no remote origin", dir)
-	}
-	su, err := url.Parse(serverURL)
-	if err != nil {
-		return "", err
-	}
-	ru, err := url.Parse(strings.TrimSpace(string(out)))
-	if err != nil || ru.Host == "" || (ru.Scheme != "http" && ru.Scheme != "https" && ru.Scheme != "ssh") {
-		return "", fmt.Errorf("remote origin is not an http, https or ssh URL on %s", su.Host)
-	}
-	host := su.Hostname()
-	gitHost := host
-	if name, ok := strings.CutSuffix(host, "-review.googlesource.com"); ok {
-		gitHost = name + ".googlesource.com"
-	}
-	if h := ru.Hostname(); h != host && h != gitHost {
-		return "", fmt.Errorf("remote origin (%s) is not on %s", ru.Redacted(), su.Host)
-	}
-	p := ru.Path
-	if prefix := strings.TrimSuffix(su.Path, "/"); prefix != "" && ru.Hostname() == host {
-		p = strings.TrimPrefix(p, prefix)
-	}
-	if rest, ok := strings.CutPrefix(p, "/a/"); ok {
-		p = rest
-	}
-	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
-	if checkProject(p) != nil {
-		return "", fmt.Errorf("remote origin (%s) names no project", ru.Redacted())
-	}
-	return p, nil
 }
 
 // pushFlags are the flags of a push for review ('patchbot port -push'),
@@ -242,15 +156,15 @@ func (f *pushFlags) target(e *env, name string, rc *config.Review, repo string, 
 	if server == "" {
 		return nil, usagef("-push needs -gerrit URL (or review.gerrit in the configuration)")
 	}
-	if err := checkPushBranch(*f.branch); err != nil {
+	if err := job.CheckBranch(*f.branch); err != nil {
 		return nil, usagef("-for: %v", err)
 	}
 	project := *f.project
 	if project == "" {
-		if project, err = gerritProject(repo, server); err != nil {
+		if project, err = job.GerritProject(repo, server); err != nil {
 			return nil, usagef("-push needs -project NAME: %v, so the Gerrit project cannot be taken from it", err)
 		}
-	} else if err := checkProject(project); err != nil {
+	} else if err := job.CheckProject(project); err != nil {
 		return nil, usagef("-project: %v", err)
 	}
 	t := &pushTarget{opts: review.PushOptions{

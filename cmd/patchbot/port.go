@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
 	"github.com/patchbot/patchbot/workflow/review"
 )
@@ -109,7 +106,7 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			opts, err := portOptions(&cfg.Port)
+			opts, err := job.PortOptions(&cfg.Port)
 			if err != nil {
 				return err
 			}
@@ -217,30 +214,6 @@ func portPush(e *env, t *pushTarget, res *port.Result, jsonOut bool) error {
 		}
 	}
 	return err
-}
-
-// portOptions turns the configuration's port section, already validated,
-// into options for workflow/port.
-func portOptions(c *config.Port) (*port.Options, error) {
-	opts := &port.Options{BranchPrefix: c.BranchPrefix, DropLines: []*regexp.Regexp{}, Rewrites: []port.Rewrite{}}
-	for _, r := range c.Remaps {
-		rm, err := port.ParseRemap(r)
-		if err != nil {
-			return nil, &config.Error{File: "configuration", Key: "port.remaps", Err: err}
-		}
-		opts.Remaps = append(opts.Remaps, rm)
-	}
-	for _, d := range c.DropLines {
-		opts.DropLines = append(opts.DropLines, regexp.MustCompile(d))
-	}
-	for _, rw := range c.Rewrites {
-		opts.Rewrites = append(opts.Rewrites, port.Rewrite{Match: regexp.MustCompile(rw.Match), Replace: rw.Replace})
-	}
-	if name, email := c.CommitterIdent(); name != "" {
-		// The commit time is now, as git's own committer's is.
-		opts.Committer = &object.Signature{Name: name, Email: email, When: time.Now()}
-	}
-	return opts, nil
 }
 
 // readPatches reads the named patch files; "-" is standard input.

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/workflow/freeze"
+	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
 	"github.com/patchbot/patchbot/workflow/review"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
@@ -101,99 +101,48 @@ section. See docs/run.md.`,
 			if err != nil {
 				return err
 			}
-			rc := cfg.Review
-
-			o := pipeline.Options{Repo: *repo, Onto: *onto, Keep: *keep, DryRun: *dryRun, Labels: rc.Labels}
-			if o.Port, err = portOptions(&cfg.Port); err != nil {
-				return err
-			}
+			req := &job.Request{Repo: *repo, Onto: *onto, Keep: *keep, DryRun: *dryRun, Branch: *pf.branch}
 			if !isExample {
-				if o.Inputs, err = readPatches(e.stdin, args); err != nil {
+				inputs, err := readPatches(e.stdin, args)
+				if err != nil {
 					return err
 				}
-			}
-
-			// The freeze step.
-			o.Freeze.Branch = *pf.branch
-			if err := checkPushBranch(*pf.branch); err != nil {
-				return usagef("-for: %v", err)
+				for _, in := range inputs {
+					req.Patches = append(req.Patches, job.Patch{Name: in.Name, Data: in.Data})
+				}
 			}
 			if *at != "" {
-				if o.Freeze.At, err = parseAt(*at); err != nil {
+				if req.At, err = parseAt(*at); err != nil {
 					return usagef("-at: %v", err)
 				}
 			}
-
-			// The bench step.
-			if !set["count"] {
-				*count = cfg.Run.Count
-			} else if *count < 1 {
+			if set["count"] && *count < 1 {
 				return usagef("-count must be at least 1")
 			}
-			if !set["benchtime"] {
-				*benchtime = cfg.Run.Benchtime
-			} else if err := config.ValidBenchtime(*benchtime); err != nil {
-				return usagef("-benchtime: %v", err)
-			}
-			ord, err := benchrun.ParseOrder(cfg.Bench.Order)
-			if err != nil {
-				return err
-			}
-			o.Bench = benchrun.Options{
-				Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime,
-				Timeout: cfg.Bench.Timeout, Order: ord, OutDir: *outDir,
-				Compare: &benchrun.CompareOptions{Alpha: cfg.Bench.Alpha},
-			}
-			if isTerminal(e.stdout) && !*jsonOut {
-				o.Bench.Progress = e.stderr
-			}
-
-			// The post step's targets, checked before anything is done.
+			req.Bench = job.Bench{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, OutDir: *outDir}
 			switch {
 			case *pf.push:
-				if isExample && *pf.project == "" {
-					return usagef("-push with the built-in example needs -project NAME: its scratch repository has no remote origin")
-				}
-				t, err := pf.target(e, "run", &rc, *repo, *dryRun)
-				if err != nil {
-					return err
-				}
-				o.Push = &t.opts
-				if o.Gerrit, _, err = newGerrit(t.g.URL(), reviewOptions(e, "run", &rc, *dryRun)); err != nil {
-					return setupError{err}
-				}
+				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: &job.Push{
+					Project: *pf.project, Topic: *pf.topic, Hashtags: pf.hashtags,
+					Reviewers: pf.reviewers, CC: pf.cc, WIP: *pf.wip,
+				}}
 			case *change != "":
-				server, err := gerritServerURL(*pf.gerrit, &rc)
-				if err != nil {
-					return err
-				}
-				if server == "" {
-					return usagef("-change needs -gerrit URL (or review.gerrit in the configuration)")
-				}
-				o.Change = *change
-				if o.Gerrit, _, err = newGerrit(server, reviewOptions(e, "run", &rc, *dryRun)); err != nil {
-					return setupError{err}
-				}
+				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Change: *change}
 			}
 			if *pr != "" {
-				target, err := review.ParsePullRequest(*pr)
-				if err != nil {
-					return usagef("-github: %v", err)
-				}
-				o.PullRequest = &target
-				auth := review.GitHubAuthFromEnv(os.Getenv)
-				if auth.Token.Reveal() == "" && !*dryRun {
-					// Found now, not after minutes of benchmarks.
-					return setupError{fmt.Errorf("-github: no credentials: set %s; nothing was done", review.EnvGitHubToken)}
-				}
-				if o.GitHub, err = review.NewGitHub(auth, reviewOptions(e, "run", &rc, *dryRun)); err != nil {
-					return setupError{err}
-				}
+				req.GitHub = &job.GitHub{PullRequest: *pr}
 			}
-			if err := setFreezeSources(e, &o, cfg); err != nil {
-				return err
+			env := job.Env{
+				Log: &linePrefixer{w: e.stderr, prefix: "patchbot run: "},
 			}
-
+			if isTerminal(e.stdout) && !*jsonOut {
+				env.Progress = e.stderr
+			}
+			po, err := job.Prepare(e.ctx, req, cfg, env)
+			if err != nil {
+				return jobError(err, runRequestFlags)
+			}
+			o := *po
 			if !*jsonOut {
 				o.Report = func(step string, res *pipeline.Result) { printRunStep(e.stdout, step, res, &o) }
 			}
@@ -324,33 +273,6 @@ func printIndented(w io.Writer, text string) {
 	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
 		fmt.Fprintln(w, strings.TrimRight("    "+line, " "))
 	}
-}
-
-// setFreezeSources gives the freeze step the configuration's calendar and
-// rule, offline: the answer then needs no network and depends only on the
-// date, so the review message of a rerun is the same message ('patchbot
-// freeze' adds the live signals). The branch is checked here, so that a
-// misspelt -for is a usage error before anything is ported.
-func setFreezeSources(e *env, o *pipeline.Options, cfg *config.Config) error {
-	s, err := freeze.FromConfig(&cfg.Freeze, true)
-	if err != nil {
-		return setupError{err}
-	}
-	o.Freeze.Sources = s
-	at := o.Freeze.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if _, err := freeze.Check(e.ctx, s, o.Freeze.Branch, at); err != nil {
-		if _, ok := errors.AsType[*freeze.BranchError](err); ok {
-			return usagef("-for: %v", err)
-		}
-		if _, ok := errors.AsType[*freeze.DateError](err); ok {
-			return usagef("-at: %v", err)
-		}
-		return setupError{err}
-	}
-	return nil
 }
 
 // printRunFreeze prints the freeze step: the status in a sentence, and

@@ -24,10 +24,13 @@ func (r *runner) post(ctx context.Context) error {
 		p.MarkdownMessage = Compose(r.res, benchrun.Markdown)
 	}
 	r.res.Post = p
-	head := r.res.Port.Head
-	change, revision := r.opts.Change, ""
+	change, revision := r.opts.Change, r.opts.Revision
 	maybe := false // a dry run's guess at the change a push would make
 	if r.opts.Push != nil {
+		if r.res.Port == nil {
+			return errors.New("a push needs the port step, whose last commit it pushes")
+		}
+		head := r.res.Port.Head
 		o := *r.opts.Push
 		o.Dir, o.Commit = r.repo, head
 		res, err := r.opts.Gerrit.Push(ctx, o)

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -67,6 +68,13 @@ type Options struct {
 	// instead of removing it when Run returns.
 	Keep bool
 
+	// Steps are the steps to run, of StepPort, StepFreeze, StepBench and
+	// StepPost, always in that order; empty means all four.
+	Steps []string
+	// Base and Head, for a job without the port step, are the revisions
+	// the bench step compares, in Repo.
+	Base, Head string
+
 	// Freeze is the freeze step: the branch and the moment to check.
 	Freeze Freeze
 
@@ -83,8 +91,10 @@ type Options struct {
 	// Dir and Commit. The message then goes to the change it creates or
 	// updates, as project~branch~Change-Id.
 	Push *review.PushOptions
-	// Change is the Gerrit change to post to when not pushing.
-	Change string
+	// Change is the Gerrit change to post to when not pushing, and
+	// Revision the patch set (a number or its commit); "" is the current
+	// one.
+	Change, Revision string
 	// Labels are votes added to the Gerrit message.
 	Labels map[string]int
 
@@ -181,6 +191,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		{StepBench, r.bench},
 		{StepPost, r.post},
 	} {
+		if len(opts.Steps) > 0 && !slices.Contains(opts.Steps, s.name) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, &StepError{Step: s.name, Err: fmt.Errorf("interrupted (%v)", context.Cause(ctx))}
 		}
@@ -300,7 +313,15 @@ func (r *runner) bench(ctx context.Context) error {
 		// A kept scratch directory keeps the raw results too.
 		o.OutDir = filepath.Join(r.res.Scratch, "bench")
 	}
-	o.Base, o.Head = r.res.Port.Base, r.res.Port.Head
+	if r.res.Port != nil {
+		o.Base, o.Head = r.res.Port.Base, r.res.Port.Head
+	} else {
+		// No port: the revisions given, in the repository given.
+		if r.opts.Base == "" || r.opts.Head == "" || r.opts.Repo == "" {
+			return errors.New("the bench step without the port step needs a repository, a base and a head")
+		}
+		o.Dir, o.Base, o.Head = r.opts.Repo, r.opts.Base, r.opts.Head
+	}
 	if r.res.Example {
 		if o.Bench == "" || o.Bench == "." {
 			o.Bench = ExampleBench
