@@ -205,6 +205,18 @@ func TestApplyAndHashtags(t *testing.T) {
 	if have, _ := g.Hashtags(ctx, change, nil, nil); len(have) != 0 || len(freezeMessages(t, srv, change)) != 0 {
 		t.Fatalf("dry run wrote: hashtags %v", have)
 	}
+	// The client's own dry-run switch gives the same answer as Apply's.
+	var log strings.Builder
+	dry, err := Apply(ctx, srv.reviewWith(t, review.Options{DryRun: true, Log: &log, Policy: fastPolicy}), change, frozen, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dry.DryRun || dry.Post != nil || !slices.Equal(dry.After, res.After) || dry.Message != res.Message {
+		t.Errorf("dry run by the client's options: %+v, want %+v", dry, res)
+	}
+	if have, _ := g.Hashtags(ctx, change, nil, nil); len(have) != 0 || len(freezeMessages(t, srv, change)) != 0 {
+		t.Fatalf("dry run by the client's options wrote: hashtags %v; log %q", have, log.String())
+	}
 
 	wantFrozen := "The tree is frozen for Go 1.4 since 2014-09-01 (calendar); it is expected to reopen around 2014-12-10. This change is tagged wait-release until then."
 	for i := range 2 {
