@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/patchbot/patchbot/workflow/freeze/freezetest"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
 // The scripts in testdata/script/freeze_servers read live signals from a
@@ -29,7 +30,7 @@ func TestFreezeServers(t *testing.T) {
 type (
 	freezeFakesKey struct{}
 	freezeFakes    struct {
-		github *freezetest.GitHub
+		github *reviewtest.GitHub
 		dl     *freezetest.Downloads
 	}
 )
@@ -55,7 +56,7 @@ func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f.dl = freezetest.NewDownloads(ts.MkAbs(args[0]))
 	ts.Defer(f.dl.Close)
-	f.github = freezetest.NewGitHub()
+	f.github = reviewtest.NewGitHub()
 	ts.Defer(f.github.Close)
 
 	// A rule of three-month cycles whose freezes begin on the first Monday

@@ -4,8 +4,16 @@
 package gerrittest
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A Server is the test Gerrit: its URL, and the account and project the
@@ -32,4 +40,75 @@ func Get(t testing.TB) Server {
 		t.Skip(SkipMessage)
 	}
 	return s
+}
+
+// Do makes a REST call to the server as the test account and decodes the
+// answer into out, if not nil; any status but 200, 201 or 204 fails t. It
+// is plain net/http, not package review nor x/build/gerrit, so that a test
+// sets up and checks the server without the code it tests.
+func (s Server) Do(t testing.TB, method, path string, in, out any) {
+	t.Helper()
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, strings.TrimSuffix(s.URL, "/")+"/a"+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(s.User, s.Password)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusCreated, http.StatusNoContent:
+	default:
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(data))
+	}
+	if out != nil {
+		if err := json.Unmarshal(bytes.TrimPrefix(data, []byte(")]}'")), out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+}
+
+// CreateBranch creates branch in the test project at revision.
+func (s Server) CreateBranch(t testing.TB, branch, revision string) {
+	t.Helper()
+	s.Do(t, "PUT", "/projects/"+url.PathEscape(s.Project)+"/branches/"+url.PathEscape(branch), map[string]string{"revision": revision}, nil)
+}
+
+// Abandon abandons a change.
+func (s Server) Abandon(t testing.TB, change string) {
+	t.Helper()
+	s.Do(t, "POST", "/changes/"+url.PathEscape(change)+"/abandon", map[string]string{}, nil)
+}
+
+// A Message is a review message of a change.
+type Message struct {
+	Tag     string `json:"tag"`
+	Message string `json:"message"`
+}
+
+// Messages returns the review messages of a change, oldest first.
+func (s Server) Messages(t testing.TB, change string) []Message {
+	t.Helper()
+	var ms []Message
+	s.Do(t, "GET", "/changes/"+url.PathEscape(change)+"/messages", nil, &ms)
+	return ms
 }

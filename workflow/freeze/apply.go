@@ -46,9 +46,14 @@ type ApplyResult struct {
 // failed between the two posts again, and review.Gerrit.Post finds the
 // message already there (same kind, text and patch set) instead of
 // doubling it; once the hashtag is set, later runs and later patch sets get
-// no new message. dryRun reads the hashtags and reports what it would do,
-// and writes nothing, whatever g's own options say.
+// no new message. A dry run, asked by dryRun or by g's own
+// review.Options.DryRun, reads the hashtags and reports what it would do,
+// and writes nothing: either switch gives the same result.
 func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dryRun bool) (*ApplyResult, error) {
+	// Without this, a g in a dry run would have its writes skipped one by
+	// one and the result would report the hashtags as they were, as if
+	// the change had been acted on.
+	dryRun = dryRun || g.DryRun()
 	if st.ReleaseBranch {
 		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to changes for it", st.Branch)
 	}

@@ -55,11 +55,13 @@ type Sources struct {
 	GitHub    *GitHubSource // milestone and release blockers; nil: not consulted
 	Downloads string        // URL of a release list in go.dev/dl's JSON format; "": not consulted
 
-	// HTTPClient carries the live requests; nil means a client with
-	// Timeout as its time limit.
+	// HTTPClient carries the requests for the release list (Gerrit and
+	// GitHub are read through their review clients); nil means a client
+	// with Timeout as its time limit.
 	HTTPClient *http.Client
-	// Timeout bounds each live source, all its requests together; 0 means
-	// 10s. A source that does not answer in time becomes a fact saying so.
+	// Timeout bounds each live source, all its requests and their
+	// retries together; 0 means 10s. A source that does not answer in
+	// time becomes a fact saying so.
 	Timeout time.Duration
 
 	// Now returns the present, for deciding whether live signals, which

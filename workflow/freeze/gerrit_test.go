@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/build/gerrit"
-
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/workflow/review"
 )
@@ -25,32 +23,45 @@ import (
 // on the same server without seeing one another's changes and branches.
 
 type testServer struct {
+	gerrittest.Server
 	url, user, password, project string
 }
 
 func gerritServer(t *testing.T) testServer {
 	t.Helper()
 	s := gerrittest.Get(t)
-	return testServer{s.URL, s.User, s.Password, s.Project}
+	return testServer{s, s.URL, s.User, s.Password, s.Project}
 }
 
 func (s testServer) auth() *review.GerritAuth {
 	return &review.GerritAuth{User: s.user, Password: review.Secret(s.password)}
 }
 
+// fastPolicy keeps retries short in tests.
+var fastPolicy = review.Policy{Attempts: 3, Backoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxWait: 5 * time.Second}
+
 func (s testServer) review(t *testing.T) *review.Gerrit {
 	t.Helper()
-	g, err := review.NewGerrit(s.url, s.auth(), review.Options{
-		Policy: review.Policy{Attempts: 3, Backoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxWait: 5 * time.Second},
-	})
+	return s.reviewWith(t, review.Options{Policy: fastPolicy})
+}
+
+func (s testServer) reviewWith(t *testing.T, o review.Options) *review.Gerrit {
+	t.Helper()
+	g, err := review.NewGerrit(s.url, s.auth(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
 }
 
-func (s testServer) client() *gerrit.Client {
-	return gerrit.NewClient(s.url, gerrit.BasicAuth(s.user, s.password))
+// source returns a GerritSource of the test project, signed in.
+func (s testServer) source(t *testing.T) *GerritSource {
+	t.Helper()
+	src, err := NewGerritSource(s.url, s.project, s.auth(), review.Options{Policy: fastPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 func unique() string {
@@ -99,12 +110,8 @@ func pushChange(t *testing.T, s testServer, topic string) string {
 // freezeMessages returns the texts of the change's freeze messages.
 func freezeMessages(t *testing.T, s testServer, change string) []string {
 	t.Helper()
-	ci, err := s.client().GetChange(context.Background(), change, gerrit.QueryChangesOpt{Fields: []string{"MESSAGES"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, m := range ci.Messages {
+	for _, m := range s.Messages(t, change) {
 		if m.Tag == review.Tag(MessageKind) {
 			out = append(out, m.Message)
 		}
@@ -125,7 +132,7 @@ func TestGerritReleaseBranch(t *testing.T) {
 			Freeze: Week{0, 4}, Reopen: Week{2, 3}, Release: Week{3, 2}},
 		Branches:            []string{"master"},
 		ReleaseBranchPrefix: "release-branch.",
-		Gerrit:              NewGerritSource(srv.url, srv.project, srv.auth()),
+		Gerrit:              srv.source(t),
 		Timeout:             10 * time.Second,
 		Now:                 func() time.Time { return at },
 	}
@@ -143,9 +150,7 @@ func TestGerritReleaseBranch(t *testing.T) {
 		t.Errorf("without %s: facts %+v, disagreements %q", branch, st.Facts, st.Disagreements)
 	}
 
-	if _, err := srv.client().CreateBranch(context.Background(), srv.project, branch, gerrit.BranchInput{Revision: "master"}); err != nil {
-		t.Fatal(err)
-	}
+	srv.CreateBranch(t, branch, "master")
 	st, err = Check(context.Background(), s, "master", at)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +172,7 @@ func TestApplyAndHashtags(t *testing.T) {
 	change := pushChange(t, srv, topic)
 	// Abandoned at the end, so that its hashtags do not speak in the live
 	// signals of other tests on the same server.
-	t.Cleanup(func() { srv.client().AbandonChange(context.Background(), change) })
+	t.Cleanup(func() { srv.Abandon(t, change) })
 	g := srv.review(t)
 	ctx := context.Background()
 	offline := defaultSources(t)
@@ -200,6 +205,18 @@ func TestApplyAndHashtags(t *testing.T) {
 	if have, _ := g.Hashtags(ctx, change, nil, nil); len(have) != 0 || len(freezeMessages(t, srv, change)) != 0 {
 		t.Fatalf("dry run wrote: hashtags %v", have)
 	}
+	// The client's own dry-run switch gives the same answer as Apply's.
+	var log strings.Builder
+	dry, err := Apply(ctx, srv.reviewWith(t, review.Options{DryRun: true, Log: &log, Policy: fastPolicy}), change, frozen, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dry.DryRun || dry.Post != nil || !slices.Equal(dry.After, res.After) || dry.Message != res.Message {
+		t.Errorf("dry run by the client's options: %+v, want %+v", dry, res)
+	}
+	if have, _ := g.Hashtags(ctx, change, nil, nil); len(have) != 0 || len(freezeMessages(t, srv, change)) != 0 {
+		t.Fatalf("dry run by the client's options wrote: hashtags %v; log %q", have, log.String())
+	}
 
 	wantFrozen := "The tree is frozen for Go 1.4 since 2014-09-01 (calendar); it is expected to reopen around 2014-12-10. This change is tagged wait-release until then."
 	for i := range 2 {
@@ -225,7 +242,7 @@ func TestApplyAndHashtags(t *testing.T) {
 	// change tagged wait-release says the freeze goes on.
 	at := day("2026-09-01")
 	live := liveSources(t, at)
-	live.Gerrit = NewGerritSource(srv.url, srv.project, srv.auth())
+	live.Gerrit = srv.source(t)
 	live.Gerrit.Filter = "topic:" + topic
 	st, err := Check(ctx, live, "master", at)
 	if err != nil {

@@ -3,18 +3,13 @@ package freeze
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/go-github/v66/github"
-	"golang.org/x/build/gerrit"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/review"
@@ -22,53 +17,50 @@ import (
 
 // A GerritSource is a Gerrit server read for live signals: whether the
 // release branch exists, and whether open changes carry wait-release or
-// ex-wait-release.
+// ex-wait-release. The reads go through review.Gerrit, with its retries
+// and its errors; they need no credentials on a public server.
 type GerritSource struct {
-	URL     string      // https://go-review.googlesource.com
-	Project string      // the project of the release branches: go
-	Auth    gerrit.Auth // nil: anonymous reads
+	Gerrit  *review.Gerrit // the server: https://go-review.googlesource.com
+	Project string         // the project of the release branches: go
 
 	// Filter, if set, is added to the change queries, such as -is:wip, to
 	// narrow the changes whose hashtags count.
 	Filter string
 }
 
-// NewGerritSource returns a GerritSource signed in with auth, as
-// review.GerritAuthFromEnv returns it; nil auth reads anonymously.
-func NewGerritSource(serverURL, project string, auth *review.GerritAuth) *GerritSource {
-	s := &GerritSource{URL: strings.TrimSuffix(serverURL, "/"), Project: project}
-	switch {
-	case auth == nil:
-	case auth.Password.Reveal() != "":
-		s.Auth = gerrit.BasicAuth(auth.User, auth.Password.Reveal())
-	case auth.CookieFile != "":
-		s.Auth = gerrit.GitCookieFileAuth(auth.CookieFile)
+// NewGerritSource returns the GerritSource of project on the server at
+// serverURL, signed in with auth, as review.GerritAuthFromEnv returns it;
+// nil auth reads anonymously.
+func NewGerritSource(serverURL, project string, auth *review.GerritAuth, opts review.Options) (*GerritSource, error) {
+	g, err := review.NewGerrit(serverURL, auth, opts)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	return &GerritSource{Gerrit: g, Project: project}, nil
 }
 
 // A GitHubSource is a GitHub repository read for live signals: the open
 // milestone of the release (Go1.N), its due date, and its open
-// release-blocker issues.
+// release-blocker issues. The reads go through review.GitHub, with its
+// retries and its errors; they need no token on a public repository.
 type GitHubSource struct {
-	API   string // the API's URL, as GITHUB_API_URL; "" for https://api.github.com/
-	Owner string // golang
-	Repo  string // go
-	Token review.Secret
+	GitHub *review.GitHub
+	Owner  string // golang
+	Repo   string // go
 }
 
 // NewGitHubSource returns the GitHubSource of repo (OWNER/REPO) with the
 // API URL and token of auth (review.GitHubAuthFromEnv); auth may be nil.
-func NewGitHubSource(repo string, auth *review.GitHubAuth) (*GitHubSource, error) {
+func NewGitHubSource(repo string, auth *review.GitHubAuth, opts review.Options) (*GitHubSource, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("%q is not a repository like golang/go", repo)
 	}
-	s := &GitHubSource{Owner: owner, Repo: name}
-	if auth != nil {
-		s.API, s.Token = auth.APIURL, auth.Token
+	gh, err := review.NewGitHub(auth, opts)
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return &GitHubSource{GitHub: gh, Owner: owner, Repo: name}, nil
 }
 
 // AddLive adds to s the live sources that c names, with the credentials
@@ -91,16 +83,12 @@ func (s *Sources) AddLive(c *config.FreezeLive, gerritURL string, getenv func(st
 		if err != nil {
 			return err
 		}
-		s.Gerrit = NewGerritSource(u, c.Project, auth)
+		if s.Gerrit, err = NewGerritSource(u, c.Project, auth, review.Options{}); err != nil {
+			return err
+		}
 	}
 	if c.GitHub != "" {
-		auth := review.GitHubAuthFromEnv(getenv)
-		if auth.APIURL != "" {
-			if _, err := review.CheckServerURL(auth.APIURL); err != nil {
-				return fmt.Errorf("%s: %v", review.EnvGitHubAPIURL, err)
-			}
-		}
-		gh, err := NewGitHubSource(c.GitHub, auth)
+		gh, err := NewGitHubSource(c.GitHub, review.GitHubAuthFromEnv(getenv), review.Options{})
 		if err != nil {
 			return err
 		}
@@ -147,6 +135,9 @@ func (s *Sources) live(ctx context.Context, st *Status, ws []Window, prev *Windo
 		client = &http.Client{Timeout: timeout}
 	}
 	q := query{status: *st, prev: prev, client: client}
+	// The cause is what a source out of time says: review's errors
+	// name it ("out of time (limit 10s)").
+	limit := fmt.Errorf("limit %v", timeout)
 
 	var fns []func(context.Context, *query) *signal
 	if s.Gerrit != nil {
@@ -168,7 +159,7 @@ func (s *Sources) live(ctx context.Context, st *Status, ws []Window, prev *Windo
 	var wg sync.WaitGroup
 	for i, fn := range fns {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(ctx, timeout)
+			ctx, cancel := context.WithTimeoutCause(ctx, timeout, limit)
 			defer cancel()
 			sigs[i] = fn(ctx, &q)
 		})
@@ -247,9 +238,9 @@ func (st *Status) override(v vote, ws []Window, prev *Window) {
 
 // A query is what a live source needs to know of the answer so far.
 type query struct {
-	status Status  // the calendar's and rule's answer
-	prev   *Window // the last window that ended, if any
-	client *http.Client
+	status Status       // the calendar's and rule's answer
+	prev   *Window      // the last window that ended, if any
+	client *http.Client // for the release list; Gerrit and GitHub have their own
 }
 
 // subject returns the release a live source should ask about: the one the
@@ -266,21 +257,19 @@ func (q *query) subject() string {
 // changes carry wait-release and ex-wait-release.
 func (g *GerritSource) read(ctx context.Context, q *query, prefix string) *signal {
 	sig := &signal{source: "gerrit"}
-	c := gerrit.NewClient(g.URL, g.Auth)
-	c.HTTPClient = q.client
 	rel := q.subject()
 	if rel != "" {
 		branch := prefix + rel
-		_, err := c.GetBranch(ctx, g.Project, url.PathEscape(branch))
+		exists, err := g.Gerrit.BranchExists(ctx, g.Project, branch)
 		switch {
-		case errors.Is(err, gerrit.ErrResourceNotExist):
+		case err != nil:
+			sig.err = err
+			return sig
+		case !exists:
 			sig.factf("%s does not exist in %s", branch, g.Project)
 			if !q.status.Frozen && q.prev != nil {
 				sig.votes = append(sig.votes, vote{"gerrit", true, branch + " does not exist yet"})
 			}
-		case err != nil:
-			sig.err = fmt.Errorf("reading branch %s of %s: %v", branch, g.Project, err)
-			return sig
 		default:
 			sig.factf("%s exists in %s: %s has been branched for its release candidates", branch, g.Project, Display(rel))
 		}
@@ -290,18 +279,15 @@ func (g *GerritSource) read(ctx context.Context, q *query, prefix string) *signa
 		if g.Filter != "" {
 			qs += " " + g.Filter
 		}
-		cs, err := c.QueryChanges(ctx, qs, gerrit.QueryChangesOpt{N: 100})
-		if err != nil {
-			return 0, fmt.Errorf("querying %q: %v", qs, err)
-		}
-		return len(cs), nil
+		cs, err := g.Gerrit.QueryChanges(ctx, qs, 100)
+		return len(cs), err
 	}
-	wait, err := count("wait-release")
+	wait, err := count(WaitRelease)
 	if err != nil {
 		sig.err = err
 		return sig
 	}
-	ex, err := count("ex-wait-release")
+	ex, err := count(ExWaitRelease)
 	if err != nil {
 		sig.err = err
 		return sig
@@ -337,38 +323,17 @@ func milestoneName(release string) string {
 // open release-blocker issues.
 func (g *GitHubSource) read(ctx context.Context, q *query) *signal {
 	sig := &signal{source: "github"}
-	c := github.NewClient(q.client)
-	if g.API != "" {
-		u, err := url.Parse(strings.TrimSuffix(g.API, "/") + "/")
-		if err != nil {
-			sig.err = err
-			return sig
-		}
-		c.BaseURL = u
-	}
-	if g.Token.Reveal() != "" {
-		c = c.WithAuthToken(g.Token.Reveal())
-	}
-	var open []*github.Milestone
-	opts := &github.MilestoneListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		ms, resp, err := c.Issues.ListMilestones(ctx, g.Owner, g.Repo, opts)
-		if err != nil {
-			sig.err = fmt.Errorf("listing the milestones of %s/%s: %v", g.Owner, g.Repo, err)
-			return sig
-		}
-		open = append(open, ms...)
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+	open, err := g.GitHub.OpenMilestones(ctx, g.Owner, g.Repo)
+	if err != nil {
+		sig.err = err
+		return sig
 	}
 	rel := q.status.Release
 	want := milestoneName(rel)
-	var m *github.Milestone
-	for _, ms := range open {
-		if ms.GetTitle() == want {
-			m = ms
+	var m *review.Milestone
+	for i := range open {
+		if open[i].Title == want {
+			m = &open[i]
 		}
 	}
 	if m == nil {
@@ -379,31 +344,19 @@ func (g *GitHubSource) read(ctx context.Context, q *query) *signal {
 		return sig
 	}
 	text := fmt.Sprintf("milestone %s is open", want)
-	if due := m.GetDueOn(); !due.IsZero() {
-		sig.releaseDate = dayOf(due.Time)
+	if !m.DueOn.IsZero() {
+		sig.releaseDate = dayOf(m.DueOn)
 		text += ", due " + date(sig.releaseDate)
 	}
 	sig.factf("%s", text)
-	iopts := &github.IssueListByRepoOptions{
-		Milestone: strconv.Itoa(m.GetNumber()), State: "open", Labels: []string{"release-blocker"},
-		ListOptions: github.ListOptions{PerPage: 100},
+	issues, err := g.GitHub.Issues(ctx, g.Owner, g.Repo, review.IssueQuery{Milestone: m.Number, Labels: []string{"release-blocker"}, State: "open"})
+	if err != nil {
+		sig.err = err
+		return sig
 	}
 	var blockers []string
-	for {
-		is, resp, err := c.Issues.ListByRepo(ctx, g.Owner, g.Repo, iopts)
-		if err != nil {
-			sig.err = fmt.Errorf("listing the release-blocker issues of %s: %v", want, err)
-			return sig
-		}
-		for _, i := range is {
-			if !i.IsPullRequest() {
-				blockers = append(blockers, "#"+strconv.Itoa(i.GetNumber()))
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		iopts.Page = resp.NextPage
+	for _, i := range issues {
+		blockers = append(blockers, "#"+strconv.Itoa(i.Number))
 	}
 	if len(blockers) == 0 {
 		sig.factf("no open release-blocker issues in %s", want)
@@ -420,13 +373,13 @@ func (g *GitHubSource) read(ctx context.Context, q *query) *signal {
 // laterOpen reports whether a milestone for a later release than rel is
 // open: then the repository uses milestones, and rel's being gone means
 // it was closed, at its release.
-func laterOpen(open []*github.Milestone, rel string) bool {
+func laterOpen(open []review.Milestone, rel string) bool {
 	prefix, n, ok := splitRelease(milestoneName(rel))
 	if !ok {
 		return false
 	}
 	for _, m := range open {
-		if p, k, ok := splitRelease(m.GetTitle()); ok && p == prefix && k > n {
+		if p, k, ok := splitRelease(m.Title); ok && p == prefix && k > n {
 			return true
 		}
 	}

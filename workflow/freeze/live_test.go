@@ -2,15 +2,18 @@ package freeze
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/freeze/freezetest"
 	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
 // liveSources returns the built-in sources with live signals on, the
@@ -140,9 +143,39 @@ func TestLiveNotToday(t *testing.T) {
 	}
 }
 
+// newFakeGitHub starts the fake GitHub and returns it with a source of
+// its golang/go, signed in with token ("" for anonymous reads).
+func newFakeGitHub(t *testing.T, token string, o review.Options) (*reviewtest.GitHub, *GitHubSource) {
+	t.Helper()
+	gh := reviewtest.NewGitHub()
+	t.Cleanup(func() {
+		gh.Close()
+		if s := gh.Stray(); len(s) > 0 {
+			t.Errorf("requests outside the API prefix: %v", s)
+		}
+	})
+	if o.Policy.Attempts == 0 {
+		o.Policy = fastPolicy
+	}
+	src, err := NewGitHubSource("golang/go", &review.GitHubAuth{APIURL: gh.URL, Token: review.Secret(token)}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh, src
+}
+
+// onlyReads fails t unless every request gh served is a GET of golang/go.
+func onlyReads(t *testing.T, gh *reviewtest.GitHub) {
+	t.Helper()
+	for _, r := range gh.Requests() {
+		if !strings.HasPrefix(r, "GET /api/v3/repos/golang/go/") {
+			t.Errorf("unexpected request %s", r)
+		}
+	}
+}
+
 func TestGitHub(t *testing.T) {
-	gh := freezetest.NewGitHub()
-	defer gh.Close()
+	gh, src := newFakeGitHub(t, "ghp_test", review.Options{})
 	gh.AddMilestone("Go1.27", "closed", day("2026-08-10"))
 	m28 := gh.AddMilestone("Go1.28", "open", day("2027-02-17"))
 	gh.AddMilestone("Go1.29", "open", time.Time{})
@@ -152,12 +185,9 @@ func TestGitHub(t *testing.T) {
 	b2 := gh.AddIssue(m28, "open", "release-blocker")
 	gh.AddIssue(m28, "closed", "release-blocker")
 	gh.AddIssue(m28, "open", "NeedsInvestigation")
+	gh.AddPullRequest(m28, "open", "release-blocker") // listed among issues, but not one
 	b3 := gh.AddIssue(m28, "open", "release-blocker", "okay-after-rc1")
 
-	src, err := NewGitHubSource("golang/go", &review.GitHubAuth{APIURL: gh.URL, Token: "ghp_test"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := liveSources(t, day("2026-11-30"))
 	s.GitHub = src
 	st, err := Check(context.Background(), s, "master", day("2026-11-30"))
@@ -181,13 +211,19 @@ func TestGitHub(t *testing.T) {
 	if !hasDisagreement(st, "github: Go 1.28 is due 2027-02-17, but the rule says 2027-02-08; the live signal wins") {
 		t.Errorf("disagreements: %q", st.Disagreements)
 	}
+	onlyReads(t, gh)
+	for _, a := range gh.Auth() {
+		if a != "Bearer ghp_test" {
+			t.Errorf("request with Authorization %q, want the token", a)
+		}
+	}
 
 	// Go1.28 closed and Go1.29 open: Go 1.28 is out, so the tree is open.
-	gh2 := freezetest.NewGitHub()
-	defer gh2.Close()
+	// Read anonymously, as from a public repository.
+	gh2, src2 := newFakeGitHub(t, "", review.Options{})
 	gh2.AddMilestone("Go1.28", "closed", time.Time{})
 	gh2.AddMilestone("Go1.29", "open", time.Time{})
-	s.GitHub.API = gh2.URL
+	s.GitHub = src2
 	st, err = Check(context.Background(), s, "master", day("2026-11-30"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,10 +231,91 @@ func TestGitHub(t *testing.T) {
 	if st.Frozen || st.Release != "go1.29" || st.Source != "github" || !hasDisagreement(st, "github says the tree is open") {
 		t.Errorf("with Go1.28 closed: %+v", st)
 	}
-	for _, r := range append(gh.Requests(), gh2.Requests()...) {
-		if !strings.HasPrefix(r, "GET /api/v3/repos/golang/go/") {
-			t.Errorf("unexpected request %s", r)
+	onlyReads(t, gh2)
+	for _, a := range gh2.Auth() {
+		if a != "" {
+			t.Errorf("anonymous request with Authorization %q", a)
 		}
+	}
+}
+
+// unavailable returns a fault that answers the first n requests (n < 0:
+// all of them) with 503, and counts them in served.
+func unavailable(n int, served *atomic.Int32) func(http.ResponseWriter, *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		if k := served.Add(1); n >= 0 && int(k) > n {
+			return false
+		}
+		http.Error(w, `{"message":"down for maintenance"}`, http.StatusServiceUnavailable)
+		return true
+	}
+}
+
+// TestGitHubRetried checks that a GitHub that answers 503 once is retried
+// under review's policy, within the source's time limit, and speaks.
+func TestGitHubRetried(t *testing.T) {
+	gh, src := newFakeGitHub(t, "", review.Options{
+		Policy: review.Policy{Attempts: 5, Backoff: 50 * time.Millisecond, MaxWait: time.Minute},
+	})
+	gh.AddMilestone("Go1.28", "open", day("2027-02-17"))
+	var served atomic.Int32
+	gh.SetFault(unavailable(1, &served))
+	s := liveSources(t, day("2026-11-30"))
+	s.GitHub = src
+	st, err := Check(context.Background(), s, "master", day("2026-11-30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFact(st, "github", "milestone Go1.28 is open, due 2027-02-17") || !hasFact(st, "github", "no open release-blocker issues in Go1.28") {
+		t.Errorf("after one 503: facts %+v", st.Facts)
+	}
+	// One 503, then the milestones, then the issues.
+	if n := served.Load(); n != 3 {
+		t.Errorf("%d requests, want 3: %q", n, gh.Requests())
+	}
+	onlyReads(t, gh)
+}
+
+// TestGitHubUnavailable checks that a GitHub that answers 503 until the
+// source's time limit costs no more than the limit, whatever the policy
+// would allow, and becomes a fact that names the failure.
+func TestGitHubUnavailable(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		policy review.Policy
+	}{
+		// Backoff longer than the limit: one attempt, then no time left.
+		{"long backoff", review.Policy{Attempts: 5, Backoff: time.Second, MaxWait: time.Minute}},
+		// Short backoff: attempts until the limit cuts one.
+		{"short backoff", review.Policy{Attempts: 1000, Backoff: 5 * time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxWait: time.Minute}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			gh, src := newFakeGitHub(t, "", review.Options{Policy: tt.policy})
+			var served atomic.Int32
+			gh.SetFault(unavailable(-1, &served))
+			s := liveSources(t, day("2026-11-30"))
+			s.GitHub = src
+			s.Timeout = 300 * time.Millisecond
+			start := time.Now()
+			st, err := Check(context.Background(), s, "master", day("2026-11-30"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("Check took %v with a 300ms limit", d)
+			}
+			if !st.Frozen || st.Source != "rule" {
+				t.Errorf("frozen=%v source=%s, want the rule's answer", st.Frozen, st.Source)
+			}
+			want := "not consulted: GitHub " + gh.URL + "/: repository golang/go: listing the open milestones: 503 Service Unavailable (down for maintenance; "
+			if !hasFact(st, "github", want) || !hasFact(st, "github", "the server is failing; try again later") {
+				t.Errorf("no fact %q...: %+v", want, st.Facts)
+			}
+			if n := served.Load(); n < 1 || tt.name == "long backoff" && n != 1 {
+				t.Errorf("%d requests", n)
+			}
+			onlyReads(t, gh)
+		})
 	}
 }
 
@@ -209,11 +326,12 @@ func TestAddLive(t *testing.T) {
 	if err := s.AddLive(&live, "", func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	if s.Gerrit == nil || s.Gerrit.URL != "https://go-review.googlesource.com" || s.Gerrit.Project != "go" || s.Gerrit.Auth != nil {
-		t.Errorf("gerrit = %+v", s.Gerrit)
+	if s.Gerrit == nil || s.Gerrit.Gerrit.URL() != "https://go-review.googlesource.com" || s.Gerrit.Project != "go" || s.Gerrit.Gerrit.CheckAuth("") == nil {
+		t.Errorf("gerrit = %+v, want go-review anonymously", s.Gerrit)
 	}
-	if s.GitHub == nil || s.GitHub.Owner != "golang" || s.GitHub.Repo != "go" || s.GitHub.API != env["GITHUB_API_URL"] || s.GitHub.Token.Reveal() != "ghp_x" {
-		t.Errorf("github = %+v", s.GitHub)
+	if s.GitHub == nil || s.GitHub.Owner != "golang" || s.GitHub.Repo != "go" || s.GitHub.GitHub.URL() != env["GITHUB_API_URL"]+"/" ||
+		s.GitHub.GitHub.CheckAuth(review.PullRequest{Owner: "golang", Repo: "go", Number: 1}) != nil {
+		t.Errorf("github = %+v, want the API URL and token of the environment", s.GitHub)
 	}
 	if s.Downloads != "https://go.dev/dl/?mode=json" || s.Timeout != 10*time.Second {
 		t.Errorf("downloads %q, timeout %v", s.Downloads, s.Timeout)
@@ -224,7 +342,7 @@ func TestAddLive(t *testing.T) {
 	if err := s.AddLive(&live, "http://127.0.0.1:8080/", func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	if s.Gerrit.URL != "http://127.0.0.1:8080" || s.Gerrit.Auth == nil {
+	if s.Gerrit.Gerrit.URL() != "http://127.0.0.1:8080" || s.Gerrit.Gerrit.CheckAuth("") != nil {
 		t.Errorf("gerrit with -gerrit = %+v", s.Gerrit)
 	}
 

@@ -1,6 +1,9 @@
 // Package review takes patchbot's results to where a change is reviewed: it
 // pushes commits to Gerrit for review and posts messages on Gerrit changes
-// and GitHub pull requests.
+// and GitHub pull requests. It is also the one package that talks to those
+// servers at all: the reads of others (freeze's live signals: branches,
+// change queries, milestones, issues) are its methods too, with the same
+// retries, errors and hints, within the caller's deadline.
 //
 // Every post is idempotent. Before writing, a poster reads what is already
 // there: on Gerrit, the messages of the change, matched by tag

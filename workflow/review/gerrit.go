@@ -68,6 +68,10 @@ func redactURL(s string) string {
 // URL returns the server's URL.
 func (g *Gerrit) URL() string { return g.url }
 
+// DryRun reports whether g's writes only say what they would do
+// (Options.DryRun).
+func (g *Gerrit) DryRun() bool { return g.opts.DryRun }
+
 // An Action is what a post did.
 type Action string
 
@@ -347,4 +351,73 @@ func classifyGerrit(err error) failure {
 		}
 	}
 	return classifyTransport(err)
+}
+
+// BranchExists reports whether project has the branch (a name without
+// refs/heads/). Reads need no credentials on a public server.
+func (g *Gerrit) BranchExists(ctx context.Context, project, branch string) (bool, error) {
+	exists := true
+	err := g.read(ctx, "project "+project, "reading branch "+branch, func(ctx context.Context) error {
+		// x/build/gerrit puts the branch into the path as it is.
+		_, err := g.client.GetBranch(ctx, project, url.PathEscape(branch))
+		if errors.Is(err, gerrit.ErrResourceNotExist) {
+			exists = false
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	return exists, nil
+}
+
+// A Change is what a query says of a change.
+type Change struct {
+	Number   int
+	Project  string
+	Branch   string
+	Subject  string
+	Hashtags []string
+	URL      string
+}
+
+// QueryChanges returns the changes that match query, in Gerrit's search
+// syntax ("project:go status:open hashtag:wait-release"), at most limit of
+// them (limit <= 0: as many as the server gives in one answer), most
+// recently updated first.
+func (g *Gerrit) QueryChanges(ctx context.Context, query string, limit int) ([]Change, error) {
+	var cis []*gerrit.ChangeInfo
+	err := g.read(ctx, "", fmt.Sprintf("querying %q", query), func(ctx context.Context) error {
+		var err error
+		cis, err = g.client.QueryChanges(ctx, query, gerrit.QueryChangesOpt{N: max(limit, 0)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]Change, len(cis))
+	for i, ci := range cis {
+		cs[i] = Change{Number: ci.ChangeNumber, Project: ci.Project, Branch: ci.Branch, Subject: ci.Subject,
+			Hashtags: ci.Hashtags, URL: g.changeURL(ci)}
+	}
+	return cs, nil
+}
+
+// read runs a request that changes nothing under the retry policy, within
+// ctx's deadline, turning its final error into an *Error for the target.
+func (g *Gerrit) read(ctx context.Context, target, op string, fn func(context.Context) error) error {
+	return g.opts.retryRead(ctx, g.server(), target, op, classifyGerrit, gerritReadHint, fn)
+}
+
+// gerritReadHint says what to do about a failed read: a 400 there is a
+// query Gerrit does not understand.
+func gerritReadHint(f failure) string {
+	if f.status == http.StatusBadRequest {
+		return "check the query against Gerrit's search syntax"
+	}
+	if f.status == http.StatusNotFound {
+		return "check the server URL and the project name, and that the account can see the project"
+	}
+	return hint("Gerrit", f.status)
 }

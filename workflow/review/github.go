@@ -281,3 +281,109 @@ func classifyGitHub(err error) failure {
 	}
 	return classifyTransport(err)
 }
+
+// URL returns the API's base URL, with a trailing slash.
+func (g *GitHub) URL() string { return g.api }
+
+// A Milestone is a milestone of a GitHub repository.
+type Milestone struct {
+	Number int
+	Title  string    // Go1.28
+	DueOn  time.Time // zero when it has no due date
+}
+
+// OpenMilestones returns the open milestones of owner/repo. Reads need no
+// token on a public repository.
+func (g *GitHub) OpenMilestones(ctx context.Context, owner, repo string) ([]Milestone, error) {
+	opt := &github.MilestoneListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
+	ms, err := listAll(ctx, g, owner, repo, "listing the open milestones", &opt.ListOptions, func(ctx context.Context) ([]*github.Milestone, *github.Response, error) {
+		return g.client.Issues.ListMilestones(ctx, owner, repo, opt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Milestone, len(ms))
+	for i, m := range ms {
+		out[i] = Milestone{Number: m.GetNumber(), Title: m.GetTitle(), DueOn: m.GetDueOn().Time}
+	}
+	return out, nil
+}
+
+// An IssueQuery says which issues Issues lists.
+type IssueQuery struct {
+	Milestone int      // the milestone's number; 0: any or none
+	Labels    []string // issues with all of these labels
+	State     string   // "open", "closed" or "all"; "": open
+}
+
+// An Issue is an issue of a GitHub repository.
+type Issue struct {
+	Number int
+	Title  string
+	Labels []string
+}
+
+// Issues returns the issues of owner/repo that match q. GitHub lists pull
+// requests among issues; they are left out.
+func (g *GitHub) Issues(ctx context.Context, owner, repo string, q IssueQuery) ([]Issue, error) {
+	opt := &github.IssueListByRepoOptions{State: q.State, Labels: q.Labels, ListOptions: github.ListOptions{PerPage: 100}}
+	if q.Milestone > 0 {
+		opt.Milestone = strconv.Itoa(q.Milestone)
+	}
+	is, err := listAll(ctx, g, owner, repo, "listing the issues", &opt.ListOptions, func(ctx context.Context) ([]*github.Issue, *github.Response, error) {
+		return g.client.Issues.ListByRepo(ctx, owner, repo, opt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Issue
+	for _, i := range is {
+		if i.IsPullRequest() {
+			continue
+		}
+		it := Issue{Number: i.GetNumber(), Title: i.GetTitle()}
+		for _, l := range i.Labels {
+			it.Labels = append(it.Labels, l.GetName())
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// maxPages bounds a listing: 100 pages of 100 is past anything patchbot
+// reads, and a server that keeps saying "next" must not keep us forever.
+const maxPages = 100
+
+// listAll reads every page of a listing of owner/repo, each page under the
+// retry policy and all of them within ctx's deadline. page reads the page
+// that opt names.
+func listAll[T any](ctx context.Context, g *GitHub, owner, repo, op string, opt *github.ListOptions, page func(context.Context) ([]T, *github.Response, error)) ([]T, error) {
+	var all []T
+	for range maxPages {
+		var items []T
+		var resp *github.Response
+		err := g.opts.retryRead(ctx, g.server(), "repository "+owner+"/"+repo, op, classifyGitHub, gitHubReadHint, func(ctx context.Context) error {
+			var err error
+			items, resp, err = page(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opt.Page = resp.NextPage
+	}
+	return nil, &Error{Server: g.server(), Target: "repository " + owner + "/" + repo, Op: op,
+		Detail: fmt.Sprintf("more than %d pages", maxPages), Hint: "the server keeps listing; check " + EnvGitHubAPIURL}
+}
+
+// gitHubReadHint says what to do about a failed read of a repository.
+func gitHubReadHint(f failure) string {
+	if f.status == http.StatusNotFound {
+		return "check the repository's OWNER/REPO and that the token, if any, can see it"
+	}
+	return gitHubHint(f)
+}

@@ -33,6 +33,10 @@ type failure struct {
 	after     time.Duration // how long the server asked us to wait (Retry-After)
 	status    int           // HTTP status; 0 when there was none
 	detail    string        // one line: the server's answer or the transport error
+
+	// interrupted is set when the caller's context ended the run before
+	// any failure worth reporting: the caller's doing, not the server's.
+	interrupted bool
 }
 
 // run calls op until it succeeds, fails permanently, or the policy is
@@ -41,26 +45,35 @@ type failure struct {
 func (p Policy) run(ctx context.Context, classify func(error) failure, notify func(f failure, wait time.Duration, attempt int), op func(context.Context) error) (int, failure, error) {
 	attempts := max(p.Attempts, 1)
 	var waited time.Duration
+	var last failure // the last transient failure, for a deadline that ends the run
 	for i := 1; ; i++ {
 		err := op(ctx)
 		if err == nil {
 			return i, failure{}, nil
 		}
 		if ctx.Err() != nil {
-			return i, failure{detail: ctx.Err().Error()}, ctx.Err()
+			return i, outOfTime(ctx, last), ctx.Err()
 		}
 		f := classify(err)
 		if !f.transient || i >= attempts {
 			return i, f, err
 		}
+		last = f
 		wait := p.backoff(i)
 		if f.after > wait {
 			wait = f.after
 		}
 		if waited+wait > p.MaxWait {
 			if f.after > 0 {
-				f.detail += fmt.Sprintf("; the server asked to wait %v, more than the %v left to wait", f.after.Round(time.Second), (p.MaxWait - waited).Round(time.Millisecond))
+				f.detail = join(f.detail, fmt.Sprintf("the server asked to wait %v, more than the %v left to wait", f.after.Round(time.Second), (p.MaxWait-waited).Round(time.Millisecond)))
 			}
+			return i, f, err
+		}
+		// A caller's deadline bounds the retries too: an attempt that
+		// would start after it is not made, and the failure is said
+		// now rather than as a timeout later.
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+			f.detail = join(f.detail, fmt.Sprintf("the deadline is %v away, too soon to retry", time.Until(d).Round(time.Millisecond)))
 			return i, f, err
 		}
 		if notify != nil {
@@ -70,11 +83,32 @@ func (p Policy) run(ctx context.Context, classify func(error) failure, notify fu
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return i, failure{detail: ctx.Err().Error()}, ctx.Err()
+			return i, outOfTime(ctx, last), ctx.Err()
 		case <-t.C:
 		}
 		waited += wait
 	}
+}
+
+// outOfTime returns the failure of a run whose context ended. A deadline
+// is a budget of time, so when it ran out after a failed attempt, that
+// failure is the news (a 503 said three times), not the deadline. Any
+// other end of the context (Ctrl-C), or a deadline before any failure, is
+// an interruption.
+func outOfTime(ctx context.Context, last failure) failure {
+	if last.transient && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		last.detail = join(last.detail, "then the time ran out")
+		return last
+	}
+	return failure{detail: ctx.Err().Error(), interrupted: true}
+}
+
+// join joins two parts of a failure's detail.
+func join(detail, more string) string {
+	if detail == "" {
+		return more
+	}
+	return detail + "; " + more
 }
 
 // retry runs fn under o's policy, logging each retry as one line that
@@ -82,6 +116,20 @@ func (p Policy) run(ctx context.Context, classify func(error) failure, notify fu
 // error into an *Error whose Hint is hintFor of the last failure. It
 // returns the number of calls of fn.
 func (o *Options) retry(ctx context.Context, server, target, op string, classify func(error) failure, hintFor func(failure) string, fn func(context.Context) error) (int, error) {
+	// Since every write looks before it writes, a second run cannot
+	// double what an interrupted one may have sent.
+	return o.attempt(ctx, server, target, op, classify, hintFor, "nothing more was sent; run it again to finish: what is already there is not posted twice", fn)
+}
+
+// retryRead is retry for a request that changes nothing, such as the
+// reads of freeze's live signals: interrupted, it has nothing to advise.
+func (o *Options) retryRead(ctx context.Context, server, target, op string, classify func(error) failure, hintFor func(failure) string, fn func(context.Context) error) error {
+	_, err := o.attempt(ctx, server, target, op, classify, hintFor, "", fn)
+	return err
+}
+
+// attempt is retry and retryRead, with the hint of an interrupted request.
+func (o *Options) attempt(ctx context.Context, server, target, op string, classify func(error) failure, hintFor func(failure) string, interruptedHint string, fn func(context.Context) error) (int, error) {
 	p := o.policy()
 	notify := func(f failure, wait time.Duration, attempt int) {
 		o.logf("%s: %s: %s: %s; retrying in %v (attempt %d of %d)", server, target, op, describe(f), wait.Round(time.Millisecond), attempt, p.Attempts)
@@ -90,12 +138,14 @@ func (o *Options) retry(ctx context.Context, server, target, op string, classify
 	if err == nil {
 		return n, nil
 	}
-	if ctx.Err() != nil {
-		// Interrupted (Ctrl-C, a deadline): not the server's fault, so no
-		// advice about the server; and since every write looks before it
-		// writes, a second run cannot double what this one may have sent.
-		return n, &Error{Server: server, Target: target, Op: op, Detail: "interrupted (" + context.Cause(ctx).Error() + ")",
-			Hint: "nothing more was sent; run it again to finish: what is already there is not posted twice", Attempts: n, Err: err}
+	if f.interrupted {
+		// Interrupted (Ctrl-C), or out of time before any answer: not
+		// the server's fault, so no advice about the server.
+		detail := "interrupted (" + context.Cause(ctx).Error() + ")"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			detail = "out of time (" + context.Cause(ctx).Error() + ")"
+		}
+		return n, &Error{Server: server, Target: target, Op: op, Detail: detail, Hint: interruptedHint, Attempts: n, Err: err}
 	}
 	return n, &Error{Server: server, Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: hintFor(f), Attempts: n, Err: err}
 }

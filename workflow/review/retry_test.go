@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -156,5 +157,62 @@ func TestRetryInterrupted(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("retry = %v, want it to wrap context.Canceled", err)
+	}
+}
+
+// TestRetryDeadline checks that retries stay within the caller's deadline
+// and that a run the deadline ends reports what the server said, when it
+// said anything.
+func TestRetryDeadline(t *testing.T) {
+	o := &Options{Policy: Policy{Attempts: 100, Backoff: time.Hour, MaxBackoff: time.Hour, MaxWait: 10 * time.Hour}}
+	unavailable := func(error) failure {
+		return failure{transient: true, status: http.StatusServiceUnavailable, detail: "down"}
+	}
+	noHint := func(failure) string { return "" }
+
+	// A backoff past the deadline: no wait, no second attempt.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	calls := 0
+	start := time.Now()
+	err := o.retryRead(ctx, "GitHub http://x/", "repository a/b", "listing", unavailable, noHint, func(context.Context) error {
+		calls++
+		return errors.New("503")
+	})
+	if time.Since(start) > 10*time.Second || calls != 1 {
+		t.Errorf("with a backoff past the deadline: %d calls in %v, want 1 at once", calls, time.Since(start))
+	}
+	if e, ok := errors.AsType[*Error](err); !ok || e.Status != 503 || !strings.Contains(e.Detail, "down; the deadline is ") || !strings.Contains(e.Detail, "too soon to retry") {
+		t.Errorf("with a backoff past the deadline: %v", err)
+	}
+
+	// The deadline cuts the second attempt: the first one's 503 is the news.
+	o.Policy = Policy{Attempts: 100, Backoff: time.Millisecond, MaxWait: time.Hour}
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	calls = 0
+	err = o.retryRead(ctx, "GitHub http://x/", "repository a/b", "listing", unavailable, noHint, func(ctx context.Context) error {
+		if calls++; calls == 1 {
+			return errors.New("503")
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	want := "GitHub http://x/: repository a/b: listing: 503 Service Unavailable (down; then the time ran out), after 2 attempts"
+	if err == nil || err.Error() != want || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("cut by the deadline: %v\nwant %s", err, want)
+	}
+
+	// No answer at all before the deadline: out of time, and a read has
+	// nothing to advise.
+	ctx, cancel = context.WithTimeoutCause(context.Background(), 10*time.Millisecond, errors.New("limit 10ms"))
+	defer cancel()
+	err = o.retryRead(ctx, "GitHub http://x/", "repository a/b", "listing", unavailable, noHint, func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	want = "GitHub http://x/: repository a/b: listing: out of time (limit 10ms)"
+	if err == nil || err.Error() != want {
+		t.Errorf("no answer: %v\nwant %s", err, want)
 	}
 }

@@ -1,5 +1,7 @@
-// Package reviewtest provides a fake GitHub for the tests of code that
-// posts through package review. Gerrit needs no fake: tests use a real one
+// Package reviewtest provides the one fake GitHub of patchbot's tests: the
+// part of GitHub's REST API that package review calls, for the tests of
+// review itself and of the code that reads and posts through it (freeze's
+// live signals, the commands). Gerrit needs no fake: tests use a real one
 // (scripts/gerrit-test-server).
 package reviewtest
 
@@ -8,28 +10,37 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
-// A GitHub is the part of GitHub's REST API that patchbot uses: the
-// comments of pull requests, listed two to a page so that paging is
-// exercised. It serves the API under /api/v3/, as GitHub Enterprise does,
-// so that a client that builds absolute URLs instead of resolving them
-// against GITHUB_API_URL gets a 400 and shows up in Stray.
+// A GitHub is a fake of GitHub's REST API holding one repository's data:
+// comments (of any pull request: the fake does not tell them apart),
+// milestones and issues. It serves the API under /api/v3/, as GitHub
+// Enterprise does, so that a client that builds absolute URLs instead of
+// resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
+// Lists hold two items a page, so that paging is exercised. It records
+// every request, so a test can say "only GETs", and SetFault lets a test
+// break any of them.
+//
+// An endpoint is one line in the table in NewGitHub and one handler.
 type GitHub struct {
 	URL string // the API's URL, for GITHUB_API_URL: SERVER/api/v3
 
-	srv      *httptest.Server
-	api      http.Handler
-	mu       sync.Mutex
-	comments []Comment
-	nextID   int64
-	requests []string // "METHOD PATH"
-	auth     []string // Authorization headers
-	stray    []string // requests outside /api/v3/
-	fault    func(w http.ResponseWriter, r *http.Request) bool
+	srv        *httptest.Server
+	api        http.Handler
+	mu         sync.Mutex
+	comments   []Comment
+	milestones []Milestone
+	issues     []Issue
+	nextID     int64
+	requests   []string // "METHOD PATH"
+	auth       []string // Authorization headers
+	stray      []string // requests outside /api/v3/
+	fault      func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // A Comment is an issue comment as the fake stores it.
@@ -39,13 +50,46 @@ type Comment struct {
 	HTMLURL string `json:"html_url"`
 }
 
+// A Milestone is a milestone as the fake stores it.
+type Milestone struct {
+	Number int
+	Title  string
+	State  string    // "open" or "closed"
+	DueOn  time.Time // zero: no due date
+}
+
+// An Issue is an issue, or a pull request, as the fake stores it: GitHub
+// lists pull requests among the issues.
+type Issue struct {
+	Number      int
+	Milestone   int // the milestone's number; 0: none
+	Labels      []string
+	State       string // "open" or "closed"
+	PullRequest bool
+}
+
+// perPage is the fake's page size, whatever per_page asks.
+const perPage = 2
+
 // NewGitHub starts a fake GitHub. Close it when done.
 func NewGitHub() *GitHub {
 	g := &GitHub{nextID: 100}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/comments", g.list)
-	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{n}/comments", g.create)
-	mux.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", g.edit)
+	for _, e := range []struct {
+		pattern string
+		handler http.HandlerFunc
+	}{
+		{"GET /repos/{owner}/{repo}/issues/{n}/comments", g.listComments},
+		{"POST /repos/{owner}/{repo}/issues/{n}/comments", g.createComment},
+		{"PATCH /repos/{owner}/{repo}/issues/comments/{id}", g.editComment},
+		{"GET /repos/{owner}/{repo}/milestones", g.listMilestones},
+		{"GET /repos/{owner}/{repo}/issues", g.listIssues},
+	} {
+		mux.HandleFunc(e.pattern, e.handler)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	})
 	api := http.NewServeMux()
 	api.Handle("/api/v3/", http.StripPrefix("/api/v3", mux))
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -89,21 +133,51 @@ func (g *GitHub) Serve(w http.ResponseWriter, r *http.Request) { g.api.ServeHTTP
 func (g *GitHub) Comments() []Comment {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]Comment(nil), g.comments...)
+	return slices.Clone(g.comments)
 }
 
 // SetComments replaces the stored comments.
 func (g *GitHub) SetComments(cs []Comment) {
 	g.mu.Lock()
-	g.comments = append([]Comment(nil), cs...)
+	g.comments = slices.Clone(cs)
 	g.mu.Unlock()
+}
+
+// AddMilestone adds a milestone, open or closed, due on due (zero: no due
+// date), and returns its number.
+func (g *GitHub) AddMilestone(title, state string, due time.Time) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(g.milestones) + 1
+	g.milestones = append(g.milestones, Milestone{Number: n, Title: title, State: state, DueOn: due})
+	return n
+}
+
+// AddIssue adds an issue in the milestone (0: none), with the labels, and
+// returns its number.
+func (g *GitHub) AddIssue(milestone int, state string, labels ...string) int {
+	return g.addIssue(Issue{Milestone: milestone, State: state, Labels: labels})
+}
+
+// AddPullRequest adds a pull request, which GitHub lists among the issues,
+// in the milestone, with the labels, and returns its number.
+func (g *GitHub) AddPullRequest(milestone int, state string, labels ...string) int {
+	return g.addIssue(Issue{Milestone: milestone, State: state, Labels: labels, PullRequest: true})
+}
+
+func (g *GitHub) addIssue(is Issue) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	is.Number = 70000 + len(g.issues) + 1
+	g.issues = append(g.issues, is)
+	return is.Number
 }
 
 // Requests returns the requests received, as "METHOD PATH".
 func (g *GitHub) Requests() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]string(nil), g.requests...)
+	return slices.Clone(g.requests)
 }
 
 // Count returns how many requests start with prefix, such as "POST ".
@@ -121,29 +195,52 @@ func (g *GitHub) Count(prefix string) int {
 func (g *GitHub) Auth() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]string(nil), g.auth...)
+	return slices.Clone(g.auth)
 }
 
 // Stray returns the requests made outside the API's path prefix.
 func (g *GitHub) Stray() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]string(nil), g.stray...)
+	return slices.Clone(g.stray)
 }
 
-func (g *GitHub) list(w http.ResponseWriter, r *http.Request) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	page = max(page, 1)
-	lo, hi := min((page-1)*2, len(g.comments)), min(page*2, len(g.comments))
-	if hi < len(g.comments) {
-		w.Header().Set("Link", fmt.Sprintf(`<%s/api/v3%s?page=%d>; rel="next"`, g.srv.URL, r.URL.Path, page+1))
+// page writes page ?page= (1-based) of all, with a Link header to the next
+// page when there is one, as GitHub does.
+func page[T any](w http.ResponseWriter, r *http.Request, all []T) {
+	p, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	p = max(p, 1)
+	lo := min((p-1)*perPage, len(all))
+	hi := min(lo+perPage, len(all))
+	if hi < len(all) {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(p+1))
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/v3%s?%s>; rel="next"`, r.Host, r.URL.Path, q.Encode()))
 	}
-	json.NewEncoder(w).Encode(g.comments[lo:hi])
+	w.Header().Set("Content-Type", "application/json")
+	items := all[lo:hi]
+	if items == nil {
+		items = []T{} // [], not null
+	}
+	json.NewEncoder(w).Encode(items)
 }
 
-func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
+// state returns the ?state= filter: GitHub's default is open.
+func state(r *http.Request) string {
+	if s := r.URL.Query().Get("state"); s != "" {
+		return s
+	}
+	return "open"
+}
+
+func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	cs := slices.Clone(g.comments)
+	g.mu.Unlock()
+	page(w, r, cs)
+}
+
+func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	var in Comment
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
@@ -159,7 +256,7 @@ func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(c)
 }
 
-func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request) {
 	var in Comment
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
@@ -176,4 +273,55 @@ func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+}
+
+func (g *GitHub) listMilestones(w http.ResponseWriter, r *http.Request) {
+	want := state(r)
+	g.mu.Lock()
+	var out []map[string]any
+	for _, m := range g.milestones {
+		if want != "all" && m.State != want {
+			continue
+		}
+		v := map[string]any{"number": m.Number, "title": m.Title, "state": m.State}
+		if !m.DueOn.IsZero() {
+			v["due_on"] = m.DueOn.UTC().Format(time.RFC3339)
+		}
+		out = append(out, v)
+	}
+	g.mu.Unlock()
+	page(w, r, out)
+}
+
+func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	want := state(r)
+	var labels []string
+	if l := q.Get("labels"); l != "" {
+		labels = strings.Split(l, ",")
+	}
+	g.mu.Lock()
+	var out []map[string]any
+	for _, is := range g.issues {
+		if want != "all" && is.State != want {
+			continue
+		}
+		if m := q.Get("milestone"); m != "" && m != "*" && m != strconv.Itoa(is.Milestone) {
+			continue
+		}
+		if slices.ContainsFunc(labels, func(l string) bool { return !slices.Contains(is.Labels, l) }) {
+			continue
+		}
+		ls := []map[string]string{}
+		for _, l := range is.Labels {
+			ls = append(ls, map[string]string{"name": l})
+		}
+		v := map[string]any{"number": is.Number, "state": is.State, "labels": ls}
+		if is.PullRequest {
+			v["pull_request"] = map[string]string{"url": fmt.Sprintf("http://%s/api/v3/repos/%s/%s/pulls/%d", r.Host, r.PathValue("owner"), r.PathValue("repo"), is.Number)}
+		}
+		out = append(out, v)
+	}
+	g.mu.Unlock()
+	page(w, r, out)
 }
