@@ -161,6 +161,15 @@ func (r *Request) Example() bool {
 
 var hexRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// Bounds of a request, which may come from a queue that others fill: no
+// field may make a job unbounded.
+const (
+	MaxCount        = 1000      // runs per side
+	MaxPatches      = 1000      // patch files
+	MaxPatchBytes   = 512 << 20 // all patches together
+	MaxBenchPattern = 1000      // bytes of the bench regexp
+)
+
 // Validate checks the request on its own, without the configuration or
 // any repository or server: the first problem found is a *FieldError.
 func (r *Request) Validate() error {
@@ -186,9 +195,16 @@ func (r *Request) Validate() error {
 	case r.Base != "" && r.Repo == "":
 		return fieldError("repo", "", "base and head need the repository they are in")
 	}
+	if len(r.Patches) > MaxPatches {
+		return fieldError("patches", "", "%d patch files: at most %d", len(r.Patches), MaxPatches)
+	}
+	size := 0
 	for i, p := range r.Patches {
 		if p.Name == "" {
 			return fieldError(fmt.Sprintf("patches[%d].name", i), "", "missing: name each patch, for messages")
+		}
+		if size += len(p.Data); size > MaxPatchBytes {
+			return fieldError("patches", "", "more than %d MiB of patches", MaxPatchBytes>>20)
 		}
 	}
 	if r.Branch != "" {
@@ -233,13 +249,16 @@ func (r *Request) Validate() error {
 }
 
 func (b *Bench) validate() error {
-	if b.Count < 0 {
-		return fieldError("bench.count", fmt.Sprint(b.Count), "must be at least 1")
+	if b.Count < 0 || b.Count > MaxCount {
+		return fieldError("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
 	}
 	if b.Benchtime != "" {
 		if err := config.ValidBenchtime(b.Benchtime); err != nil {
 			return fieldError("bench.benchtime", "", "%v", err)
 		}
+	}
+	if len(b.Bench) > MaxBenchPattern {
+		return fieldError("bench.bench", "", "a regexp of %d bytes: at most %d", len(b.Bench), MaxBenchPattern)
 	}
 	if b.Bench != "" {
 		if _, err := regexp.Compile(b.Bench); err != nil {
