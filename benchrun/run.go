@@ -360,7 +360,8 @@ func goFiles(dir string) bool {
 }
 
 // A rawWriter collects one side's results in Go benchmark format: the
-// revision as file configuration, then the benchmark lines and the
+// revision on a comment line (see RevisionKey for why not as
+// configuration), then the benchmark lines and the
 // configuration lines of every run, each configuration line written only
 // when its value changes. Test output, logs and failure messages are left
 // out (runReader sorts them out); failures are reported apart.
@@ -371,7 +372,7 @@ type rawWriter struct {
 
 func newRawWriter(commit string) *rawWriter {
 	w := &rawWriter{config: make(map[string]string)}
-	fmt.Fprintf(&w.buf, "%s: %s\n", RevisionKey, commit)
+	w.buf.WriteString(revisionComment + commit + "\n")
 	return w
 }
 
