@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -29,22 +29,24 @@ type listed struct {
 	Error        *struct{ Err string }
 }
 
-// listPackages runs 'go list' on patterns in the module at modDir and
-// returns the packages in order, those with benchmarks first. tmp is the
-// processes' temporary directory (see benchEnv).
-func listPackages(ctx context.Context, modDir, tmp string, patterns []string) (withBench, without []pkg, err error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = modDir
-	cmd.Env = benchEnv(tmp) // go.mod may name a toolchain to download and run
-	ownGroup(cmd)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	killGroup(cmd)
-	if err != nil {
-		return nil, nil, fmt.Errorf("go list %s: %v\n%s", strings.Join(patterns, " "), err, strings.TrimSpace(stderr.String()))
+// listPackages runs 'go list' on patterns in the module at modDir, on the
+// new side, and returns the packages in order, those with benchmarks
+// first.
+func listPackages(ctx context.Context, pr *procs, modDir string, patterns []string) (withBench, without []pkg, err error) {
+	var stdout, stderr bytes.Buffer
+	c := pr.command(ListCommand, 1, "", modDir, &stdout, &stderr,
+		"go", append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)...)
+	c.Reads = []string{pr.trees[1]}
+	// Even go list runs through the Runner: go.mod may name a
+	// toolchain to download and run.
+	if err := pr.runner.Run(ctx, c); err != nil {
+		msg := fmt.Sprintf("go list %s: %v", strings.Join(patterns, " "), err)
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			msg += "\n" + s
+		}
+		return nil, nil, errors.New(msg)
 	}
+	out := stdout.Bytes()
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
@@ -100,43 +102,48 @@ func hasBenchmarks(dir string, files []string) (bool, error) {
 	return false, nil
 }
 
-// buildTest builds the test binary of p in the module at modDir into bin
-// and reports whether it wrote one: 'go test -c' writes nothing, and
-// succeeds, for a package without test files, which on the old side is
-// how a change that adds a package's first benchmarks looks. A build
-// failure comes back as the compiler's output.
-func buildTest(ctx context.Context, modDir, tmp string, p pkg, bin string) (bool, error) {
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, p.rel)
-	cmd.Dir = modDir
-	cmd.Env = benchEnv(tmp)
-	ownGroup(cmd) // an interrupt stops the compilers too
-	out, err := cmd.CombinedOutput()
-	killGroup(cmd)
-	if err != nil {
-		return false, errors.New(strings.TrimSpace(string(out)))
+// buildTest builds the test binary of p in the module at modDir, on side,
+// into bin and reports whether it wrote one: 'go test -c' writes nothing,
+// and succeeds, for a package without test files, which on the old side
+// is how a change that adds a package's first benchmarks looks. A build
+// that fails is a *buildError carrying the compiler's output; any other
+// error is the Runner's.
+func buildTest(ctx context.Context, pr *procs, side int, modDir string, p pkg, bin string) (bool, error) {
+	var out bytes.Buffer
+	c := pr.command(BuildCommand, side, p.importPath, modDir, &out, &out, "go", "test", "-c", "-o", bin, p.rel)
+	c.Writes = append(c.Writes, filepath.Dir(bin))
+	c.Reads = []string{pr.trees[side]}
+	if err := pr.runner.Run(ctx, c); err != nil {
+		if ranAndFailed(err) {
+			return false, &buildError{strings.TrimSpace(out.String())}
+		}
+		return false, err
 	}
-	_, err = os.Stat(bin)
+	_, err := os.Stat(bin)
 	return err == nil, nil
 }
 
-// benchEnv returns the environment for builds and benchmarks: the user's,
-// less anything that looks like a credential, since the code being built
-// and run may be someone else's patch, and with TMPDIR and GOTMPDIR set
-// to tmp, a directory inside Run's own temporary directory. A go command
-// killed by an interrupt cannot remove its go-build* work directory, nor a
-// killed compiler or benchmark its files: there, removing Run's directory
-// removes them too.
-func benchEnv(tmp string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		upper := strings.ToUpper(name)
-		if strings.Contains(upper, "TOKEN") || strings.Contains(upper, "SECRET") ||
-			strings.Contains(upper, "PASSWORD") || strings.Contains(upper, "GERRIT") ||
-			upper == "GIT_COOKIES" || name == "TMPDIR" || name == "GOTMPDIR" {
-			continue
-		}
-		env = append(env, kv)
+// A buildError is the output of a 'go test -c' that failed.
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return e.out }
+
+// procs makes the Commands of one Run and runs them through its Runner.
+type procs struct {
+	runner Runner
+	tmp    string    // the processes' TempDir
+	env    []string  // their environment (benchEnv)
+	trees  [2]string // each side's checkout
+}
+
+// command returns a Command of kind for side, writing in its TempDir,
+// whose callers add what else it reads and writes.
+func (pr *procs) command(kind CommandKind, side int, importPath, dir string, stdout, stderr io.Writer, path string, args ...string) *Command {
+	return &Command{
+		Kind: kind, Side: sideNames[side], Package: importPath,
+		Path: path, Args: args, Dir: dir,
+		Env:     slices.Clone(pr.env), // the Runner's to change
+		TempDir: pr.tmp, Writes: []string{pr.tmp},
+		Stdout: stdout, Stderr: stderr,
 	}
-	return append(env, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
 }

@@ -1,11 +1,13 @@
 package benchrun
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,11 +17,49 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-// RevisionKey is the file configuration key that records which revision a
-// side's results come from. Comparisons ignore it: it is the thing being
-// compared, not a configuration to split tables by. To get the same tables
-// from benchstat, run "benchstat -ignore revision old.txt new.txt".
+// RevisionKey names the record of which revision a side's results come
+// from. Run's raw files (Options.OutDir) hold it on their first line as a
+// comment, "# revision: HASH", so that plain "benchstat old.txt new.txt"
+// prints the tables patchbot printed for the run.
+//
+// It is a comment, not a configuration line "revision: HASH", because
+// benchstat's default projection is "-table .config -col .file": every
+// file configuration key is part of the table key, so a key whose value
+// differs between the two files splits each table in two, one column
+// each, with nothing compared. The Go benchmark format reads only
+// configuration lines (a key that begins with a lower-case letter and
+// holds no space nor upper-case letter, then a colon), result lines
+// ("Benchmark…") and unit lines ("Unit …"), and skips every other line,
+// as it skips "PASS" and "ok"; x/perf's own benchstat test data annotates
+// its files with "#" lines the same way. A name key in the results
+// ("BenchmarkX/revision=HASH") would not do either: rows are by full name.
+//
+// Compare reads the comment back into the Side's Commit. Files written
+// before carry "revision: HASH" as configuration: Compare reads that too,
+// and leaves it out of the table key, as it always did (benchstat needs
+// "-ignore revision" for those).
 const RevisionKey = "revision"
+
+// revisionComment begins the line that records a side's revision.
+const revisionComment = "# " + RevisionKey + ": "
+
+// revisionRE matches what Compare takes for a recorded revision: a commit
+// hash, as Run writes it (SHA-1 or SHA-256, or a prefix). Anything else
+// is not recorded, since it would end up in review messages.
+var revisionRE = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
+
+// recordedRevision returns the revision that line records, if it is the
+// revision comment.
+func recordedRevision(line []byte) string {
+	rest, ok := bytes.CutPrefix(line, []byte(revisionComment))
+	if !ok {
+		return ""
+	}
+	if rev := string(bytes.TrimSpace(rest)); revisionRE.MatchString(rev) {
+		return rev
+	}
+	return ""
+}
 
 // An Input is one side's results in Go benchmark format.
 type Input struct {
@@ -138,12 +178,24 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 			}
 			res.Warnings = append(res.Warnings, where+": "+tooLong(n))
 		}
-		reader.Reset(newLineLimiter(in.R, long), name, ".file", in.Label)
+		// The first revision recorded: the comment, or the
+		// configuration key of older files.
+		rev := ""
+		lim := newLineLimiter(in.R, long)
+		lim.see = func(line []byte) {
+			if rev == "" {
+				rev = recordedRevision(line)
+			}
+		}
+		reader.Reset(lim, name, ".file", in.Label)
 		for reader.Scan() {
 			switch rec := reader.Result().(type) {
 			case *benchfmt.SyntaxError:
 				res.Warnings = append(res.Warnings, rec.Error())
 			case *benchfmt.Result:
+				if v := rec.GetConfig(RevisionKey); rev == "" && revisionRE.MatchString(v) {
+					rev = v
+				}
 				if ok, _ := filter.Apply(rec); !ok {
 					continue
 				}
@@ -154,6 +206,11 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 		}
 		if err := reader.Err(); err != nil {
 			return nil, err
+		}
+		if side == 0 {
+			res.Base.Commit = rev
+		} else {
+			res.Head.Commit = rev
 		}
 	}
 	if n == 0 {

@@ -37,23 +37,78 @@ func compareTestdata(t *testing.T, name string) *Result {
 	return r
 }
 
+// benchstat runs the real benchstat (the tool dependency in go.mod) with
+// args and returns its output.
+func benchstat(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"tool", "benchstat"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("go tool benchstat %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return string(out)
+}
+
 // TestBenchstatAgrees checks the benchstat format against the real
-// benchstat (the tool dependency in go.mod) on the same files: the same
-// medians, intervals, p-values and warnings, byte for byte.
+// benchstat on the same files, run plainly, as a user would: the same
+// tables, medians, intervals, p-values and warnings, byte for byte. Each
+// file records its revision (RevisionKey) where benchstat does not split
+// tables by it.
 func TestBenchstatAgrees(t *testing.T) {
 	for _, name := range append(pairs, aaPairs...) {
 		t.Run(name, func(t *testing.T) {
 			old, new := filepath.Join("testdata", name+"-old.txt"), filepath.Join("testdata", name+"-new.txt")
-			cmd := exec.Command("go", "tool", "benchstat", "-ignore", RevisionKey, old, new)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			want, err := cmd.Output()
-			if err != nil || stderr.Len() > 0 {
-				t.Fatalf("go tool benchstat: %v\n%s", err, stderr.Bytes())
-			}
+			want := benchstat(t, old, new)
 			got := compareTestdata(t, name).String(Benchstat)
-			if got != string(want) {
+			if got != want {
 				t.Errorf("benchstat format differs from benchstat:\n--- got\n%s--- want (benchstat)\n%s", got, want)
+			}
+		})
+	}
+}
+
+// Files written before the revision became a comment record it as a
+// configuration line, "revision: HASH". patchbot reads them as it always
+// did: the same output in every format, the same recorded commits, and
+// the tables benchstat prints with -ignore revision.
+func TestLegacyRevisionKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range pairs {
+		t.Run(name, func(t *testing.T) {
+			var paths [2]string
+			for i, side := range []string{"old", "new"} {
+				data, err := os.ReadFile(filepath.Join("testdata", name+"-"+side+".txt"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				legacy, ok := bytes.CutPrefix(data, []byte(revisionComment))
+				if !ok {
+					t.Fatalf("testdata/%s-%s.txt does not begin with %q", name, side, revisionComment)
+				}
+				paths[i] = filepath.Join(dir, name+"-"+side+".txt")
+				if err := os.WriteFile(paths[i], append([]byte(RevisionKey+": "), legacy...), 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := CompareFiles(paths[0], paths[1], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := compareTestdata(t, name)
+			if got.Base.Commit == "" || got.Base.Commit != want.Base.Commit || got.Head.Commit != want.Head.Commit {
+				t.Errorf("commits = %q, %q; want %q, %q", got.Base.Commit, got.Head.Commit, want.Base.Commit, want.Head.Commit)
+			}
+			if bs, g := benchstat(t, "-ignore", RevisionKey, paths[0], paths[1]), got.String(Benchstat); bs != g {
+				t.Errorf("benchstat -ignore revision on legacy files:\n%s\npatchbot:\n%s", bs, g)
+			}
+			got.Base.Label, got.Head.Label = want.Base.Label, want.Head.Label
+			got.Base.File, got.Head.File = want.Base.File, want.Head.File
+			for _, f := range Formats {
+				if g, w := got.String(f), want.String(f); g != w {
+					t.Errorf("%s: legacy files give\n%s\nwant\n%s", f, g, w)
+				}
 			}
 		})
 	}

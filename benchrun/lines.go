@@ -25,6 +25,11 @@ type lineLimiter struct {
 	// long is called for each line that is too long, with its number,
 	// its length and its first bytes.
 	long func(line int, n int64, head []byte)
+
+	// see, when set, is called with each line passed on, newline
+	// included, which it must not keep: Compare reads the revision
+	// comment (see RevisionKey) there, since benchfmt's Reader skips it.
+	see func(line []byte)
 }
 
 func newLineLimiter(r io.Reader, long func(line int, n int64, head []byte)) *lineLimiter {
@@ -61,6 +66,9 @@ func (l *lineLimiter) next() {
 		}
 		l.long(l.line, n, head)
 		line = []byte("\n")
+	}
+	if l.see != nil && len(line) > 0 {
+		l.see(line)
 	}
 	l.pending = line // the bufio.Reader's, until the next ReadSlice
 	l.err = err

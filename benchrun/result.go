@@ -54,7 +54,8 @@ type Side struct {
 	Label string `json:"label"`
 
 	// Revision is the revision as given ("HEAD~1") and Commit the full
-	// hash it resolved to; both empty for saved files.
+	// hash it resolved to. For saved files Revision is empty, and Commit
+	// is the revision the file records (see RevisionKey), if it does.
 	Revision string `json:"revision,omitempty"`
 	Commit   string `json:"commit,omitempty"`
 

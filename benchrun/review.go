@@ -70,14 +70,21 @@ func intro(r *Result, md bool) string {
 		}
 		return s
 	}
+	// A side is named as the user named it (the revision for a run,
+	// the file for saved results), then by its commit, unless the name
+	// is the commit already.
 	side := func(s Side) string {
+		name := s.Revision
+		if name == "" {
+			name = s.Label
+		}
 		switch {
-		case s.Commit != "" && s.Revision != "" && !strings.HasPrefix(s.Commit, s.Revision):
-			return code(s.Revision) + " (" + code(short(s.Commit)) + ")"
+		case s.Commit != "" && name != "" && !strings.HasPrefix(s.Commit, name):
+			return code(name) + " (" + code(short(s.Commit)) + ")"
 		case s.Commit != "":
 			return code(short(s.Commit))
 		}
-		return code(s.Label)
+		return code(name)
 	}
 	if r.Run == nil {
 		return fmt.Sprintf("Benchmarks: %s (old) vs %s (new).", side(r.Base), side(r.Head))

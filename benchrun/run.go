@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,6 +47,10 @@ type Options struct {
 
 	// Compare holds the statistical settings; nil means benchstat's.
 	Compare *CompareOptions
+
+	// Runner runs every process Run starts ('go list', 'go test -c',
+	// each run of a test binary); nil means Direct. A sandbox goes here.
+	Runner Runner
 }
 
 // DefaultCount is the default number of runs per side: enough for
@@ -64,9 +67,11 @@ var sideNames = [2]string{"old", "new"}
 // Each side is written out of Git into a temporary directory, each
 // package's test binary is built once per side with 'go test -c', and
 // then the binaries run Count times per side, each run a fresh process
-// (-test.count=1), in the order opts.Order gives. Run removes its
-// temporary files when it returns, also when ctx is cancelled, which kills
-// the running benchmark and every process it started.
+// (-test.count=1), in the order opts.Order gives. Every process, 'go list'
+// and 'go test -c' too, runs through opts.Runner, with an environment
+// that holds no credential. Run removes its temporary files when it
+// returns, also when ctx is cancelled, which kills the running benchmark
+// and every process it started.
 //
 // A side that does not build is an error naming the side and carrying the
 // compiler's output. A benchmark that fails on some runs is not: it is
@@ -135,11 +140,20 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			err = rmErr
 		}
 	}()
-	// The temporary directory of the processes Run starts (benchEnv).
-	procTmp := filepath.Join(tmp, "tmp")
-	if err := os.Mkdir(procTmp, 0o777); err != nil {
-		return nil, err
+	// The temporary directory of the processes Run starts (benchEnv),
+	// and the test binaries' directory, apart from the checkouts so that
+	// a build writes in neither.
+	pr := &procs{runner: o.Runner, tmp: filepath.Join(tmp, "tmp")}
+	if pr.runner == nil {
+		pr.runner = RunnerFunc(Direct)
 	}
+	binDir := filepath.Join(tmp, "bin")
+	for _, d := range []string{pr.tmp, binDir} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			return nil, err
+		}
+	}
+	pr.env = benchEnv(pr.tmp)
 
 	revs := [2]string{o.Base, o.Head}
 	commits := [2]string{base.Hash.String(), head.Hash.String()}
@@ -149,6 +163,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if err := os.Mkdir(dir, 0o777); err != nil {
 			return nil, err
 		}
+		pr.trees[side] = dir
 		if err := writeTree(ctx, c, dir); err != nil {
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
@@ -175,7 +190,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)}
 		}
 	}
-	pkgs, skipped, err := listPackages(ctx, modDirs[1], procTmp, patterns)
+	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
@@ -215,17 +230,21 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			if !goFiles(filepath.Join(modDirs[side], filepath.FromSlash(p.rel))) {
 				continue
 			}
-			bin := filepath.Join(tmp, fmt.Sprintf("%s-%d.test", sideNames[side], i))
+			bin := filepath.Join(binDir, fmt.Sprintf("%s-%d.test", sideNames[side], i))
 			prog.building(sideNames[side], p.rel)
 			t0 := time.Now()
-			built, err := buildTest(ctx, modDirs[side], procTmp, p, bin)
+			built, err := buildTest(ctx, pr, side, modDirs[side], p, bin)
 			info.Build += time.Since(t0)
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
 			}
-			if err != nil {
+			var failed *buildError
+			if errors.As(err, &failed) {
 				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
 					sideNames[side], revs[side], short(commits[side]), p.rel, err)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s side (%s, %s): building %s: %v", sideNames[side], revs[side], short(commits[side]), p.rel, err)
 			}
 			if built {
 				bins[side][i] = bin
@@ -259,10 +278,13 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		prog.run(i, sideNames[j.side], p.rel)
 		t0 := time.Now()
 		out := newRunReader()
-		runErr := runBinary(ctx, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), procTmp, args, o.Timeout, out)
+		runErr := runBinary(ctx, pr, j.side, p, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args, o.Timeout, out)
 		info.BenchTime += time.Since(t0)
 		if ctx.Err() != nil {
 			return nil, interrupted(ctx)
+		}
+		if runErr != nil && !ranAndFailed(runErr) {
+			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %v", sideNames[j.side], revs[j.side], short(commits[j.side]), p.rel, runErr)
 		}
 		raw[j.side].add(out.results)
 		if runErr == nil && out.failed {
@@ -327,29 +349,18 @@ func interrupted(ctx context.Context) error {
 	return fmt.Errorf("interrupted (%v); temporary files removed", context.Cause(ctx))
 }
 
-// runBinary runs a test binary in dir, in a process group of its own,
-// with its stdout and stderr, one stream, written to out, and tmp as its
-// temporary directory. It kills the group when ctx is cancelled or when
-// the run takes longer than timeout, which is then its error, and what is
-// left of the group when the binary exits.
-func runBinary(ctx context.Context, bin, dir, tmp string, args []string, timeout time.Duration, out *runReader) error {
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = benchEnv(tmp)
-	ownGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	// The same writer for both: exec gives the process one pipe for
-	// the two, so their lines keep their order.
-	cmd.Stdout = out
-	cmd.Stderr = out
-	err := cmd.Run()
-	killGroup(cmd)
+// runBinary runs a test binary of package p, on side, in dir, through
+// the Runner, with its stdout and stderr, one stream, written to out, and
+// timeout as its limit.
+func runBinary(ctx context.Context, pr *procs, side int, p pkg, bin, dir string, args []string, timeout time.Duration, out *runReader) error {
+	// The same writer for both: the process gets one pipe for the two,
+	// so their lines keep their order.
+	c := pr.command(BenchCommand, side, p.importPath, dir, out, out, bin, args...)
+	c.Writes = append(c.Writes, pr.trees[side])
+	c.Reads = []string{bin}
+	c.Timeout = timeout
+	err := pr.runner.Run(ctx, c)
 	out.Close()
-	if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
-		err = fmt.Errorf("timed out: killed after %v", timeout)
-	}
 	return err
 }
 
@@ -360,7 +371,8 @@ func goFiles(dir string) bool {
 }
 
 // A rawWriter collects one side's results in Go benchmark format: the
-// revision as file configuration, then the benchmark lines and the
+// revision on a comment line (see RevisionKey for why not as
+// configuration), then the benchmark lines and the
 // configuration lines of every run, each configuration line written only
 // when its value changes. Test output, logs and failure messages are left
 // out (runReader sorts them out); failures are reported apart.
@@ -371,7 +383,7 @@ type rawWriter struct {
 
 func newRawWriter(commit string) *rawWriter {
 	w := &rawWriter{config: make(map[string]string)}
-	fmt.Fprintf(&w.buf, "%s: %s\n", RevisionKey, commit)
+	w.buf.WriteString(revisionComment + commit + "\n")
 	return w
 }
 

@@ -57,7 +57,7 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(string(data), "revision: "+commit+"\n") {
+		if !strings.HasPrefix(string(data), "# revision: "+commit+"\n") {
 			t.Errorf("%s.txt does not start with its revision:\n%s", side, data)
 		}
 		if n := strings.Count(string(data), "\nBenchmarkSum-"); n != 4 {
@@ -73,6 +73,35 @@ func TestRun(t *testing.T) {
 	}
 	if got := r.git("rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved to %s", got)
+	}
+}
+
+// Plain benchstat on a run's raw files prints the tables the run printed,
+// byte for byte, once its columns carry benchstat's labels (the file
+// names), and patchbot reading the files back knows their revisions.
+func TestRunBenchstat(t *testing.T) {
+	r := newTestRepo(t)
+	base := r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	head := r.commit("sum: closed form", "sum/sum.go", sumFastGo)
+	out := t.TempDir()
+	opts := quick(r.dir)
+	opts.OutDir = out
+	res, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, new := filepath.Join(out, "old.txt"), filepath.Join(out, "new.txt")
+	want := benchstat(t, old, new)
+	res.Base.Label, res.Head.Label = old, new
+	if got := res.String(Benchstat); got != want {
+		t.Errorf("the run printed\n%s\nbenchstat %s %s prints\n%s", got, old, new, want)
+	}
+	saved, err := CompareFiles(old, new, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Base.Commit != base || saved.Head.Commit != head {
+		t.Errorf("saved files record %q, %q; want %s, %s", saved.Base.Commit, saved.Head.Commit, base, head)
 	}
 }
 
