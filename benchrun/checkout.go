@@ -30,7 +30,7 @@ type repo struct {
 func openRepo(dir string) (*repo, error) {
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a Git repository (%v); run in one or pass -repo DIR", dir, err)
+		return nil, fmt.Errorf("%s: not a Git repository (%v); run in one, or name one with {repo}", dir, err)
 	}
 	wt, err := r.Worktree()
 	if err != nil {

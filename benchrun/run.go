@@ -187,7 +187,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			}
 		}
 		if len(patterns) == 0 {
-			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name packages with -pkg", o.Base, o.Head)}
+			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name the packages to benchmark with {bench.packages}", o.Base, o.Head)}
 		}
 	}
 	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns)
@@ -211,7 +211,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if explicit {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no benchmarks in %s at %s; -pkg must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)}
 		}
-		return nil, &NoBenchmarksError{fmt.Sprintf("no package changed between %s and %s has benchmarks (changed: %s); name packages with -pkg", o.Base, o.Head, strings.Join(patterns, " "))}
+		return nil, &NoBenchmarksError{fmt.Sprintf("no package changed between %s and %s has benchmarks (changed: %s); name the packages to benchmark with {bench.packages}", o.Base, o.Head, strings.Join(patterns, " "))}
 	}
 	for _, p := range pkgs {
 		info.Packages = append(info.Packages, p.importPath)

@@ -8,10 +8,10 @@ import (
 	"github.com/patchbot/patchbot/workflow/job"
 )
 
-// runRequestFlags names the flag of 'patchbot run' that sets each field of
-// a job.Request, so that the library's errors, which name fields, become
-// advice about flags.
-var runRequestFlags = map[string]string{
+// fieldFlags names the flag that sets each field of a job.Request, so that
+// the library's errors, which name fields ("{port.fuzz}", see
+// internal/remedy), become advice about flags.
+var fieldFlags = map[string]string{
 	"repo":                "-repo",
 	"onto":                "-onto",
 	"patches":             "PATCH",
@@ -22,22 +22,38 @@ var runRequestFlags = map[string]string{
 	"bench.bench":         "-bench",
 	"bench.packages":      "-pkg",
 	"bench.out_dir":       "-o",
+	"bench.cpu":           "-cpu",
+	"bench.timeout_ns":    "-timeout",
+	"bench.order":         "-order",
+	"bench.seed":          "-seed",
 	"gerrit.server":       "-gerrit",
 	"gerrit.change":       "-change",
+	"gerrit.revision":     "-revision",
 	"gerrit.push":         "-push",
 	"gerrit.push.project": "-project",
 	"github":              "-github",
 	"github.pull_request": "-github",
+	"port.branch":         "-branch",
+	"port.checkout":       "-checkout",
+	"port.fuzz":           "-fuzz",
+	"port.reject_dir":     "-reject",
+	"port.author":         "-author",
+	"port.message":        "-m",
+	"port.remaps":         "-remap",
+	"post.kind":           "-kind",
 }
+
+// flagFor returns the flag that sets a field, or "" when none does.
+func flagFor(field string) string { return fieldFlags[indexRE.ReplaceAllString(field, "")] }
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 // jobError turns an error of job.Prepare into the command's: a field of
 // the request becomes the flag that sets it, a usage error; a setup
 // problem (credentials) exits 2 without the usage line.
-func jobError(err error, flags map[string]string) error {
+func jobError(err error) error {
 	name := func(field string) string {
-		if f, ok := flags[indexRE.ReplaceAllString(field, "")]; ok {
+		if f := flagFor(field); f != "" {
 			return f
 		}
 		return field

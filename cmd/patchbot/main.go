@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // Exit codes, as DESIGN.md fixes them for scripts.
@@ -136,15 +137,18 @@ func report(e *env, c *command, err error) int {
 		return exitOK
 	}
 	if ue, ok := errors.AsType[*usageError](err); ok {
+		msg := remedy.Word(ue.msg, flagFor)
 		if c == nil {
-			fmt.Fprintf(e.stderr, "patchbot: %s\n\n%s", ue.msg, mainUsage())
+			fmt.Fprintf(e.stderr, "patchbot: %s\n\n%s", msg, mainUsage())
 		} else {
 			fmt.Fprintf(e.stderr, "patchbot %s: %s\nusage: patchbot %s %s\nRun 'patchbot help %s' for details.\n",
-				c.name, ue.msg, c.name, c.args, c.name)
+				c.name, msg, c.name, c.args, c.name)
 		}
 		return exitUsage
 	}
-	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, strings.TrimRight(err.Error(), "\n"))
+	// The libraries name options as fields of a job request, in braces
+	// (internal/remedy): here they are the command's flags.
+	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), flagFor))
 	if _, ok := errors.AsType[*config.Error](err); ok {
 		return exitUsage
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
@@ -282,7 +283,7 @@ func (p *poster) finish() error {
 		return nil
 	}
 	for _, err := range p.errs[:len(p.errs)-1] {
-		fmt.Fprintf(p.e.stderr, "patchbot post: %v\n", err)
+		fmt.Fprintf(p.e.stderr, "patchbot post: %s\n", remedy.Word(err.Error(), flagFor))
 	}
 	return p.errs[len(p.errs)-1]
 }

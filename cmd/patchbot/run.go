@@ -11,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/freeze"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
@@ -119,7 +120,7 @@ section. See docs/run.md.`,
 			if set["count"] && *count < 1 {
 				return usagef("-count must be at least 1")
 			}
-			req.Bench = job.Bench{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, OutDir: *outDir}
+			req.Bench = job.BenchSettings{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, OutDir: *outDir}
 			switch {
 			case *pf.push:
 				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: &job.Push{
@@ -140,7 +141,7 @@ section. See docs/run.md.`,
 			}
 			po, err := job.Prepare(e.ctx, req, cfg, env)
 			if err != nil {
-				return jobError(err, runRequestFlags)
+				return jobError(err)
 			}
 			o := *po
 			if !*jsonOut {
@@ -211,7 +212,7 @@ func printRunStep(w io.Writer, step string, res *pipeline.Result, o *pipeline.Op
 	case pipeline.StepBench:
 		b := res.Bench
 		if b == nil {
-			fmt.Fprintf(w, "\n== bench\nnothing to run: %s\n", res.NoBench)
+			fmt.Fprintf(w, "\n== bench\nnothing to run: %s\n", remedy.Word(res.NoBench, flagFor))
 			return
 		}
 		fmt.Fprintf(w, "\n== bench: %s, %d runs per side", strings.Join(b.Run.Packages, " "), b.Run.Count)

@@ -17,7 +17,7 @@ func ExampleRequest() {
 		Repo:   "/var/lib/patchbot/work/golang-go",
 		Base:   "5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c",
 		Head:   "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d",
-		Bench:  job.Bench{Packages: []string{"./encoding/binary"}, Count: 10},
+		Bench:  job.BenchSettings{Packages: []string{"./encoding/binary"}, Count: 10},
 		GitHub: &job.GitHub{PullRequest: "golang/go#8311", HeadSHA: "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"},
 	}
 	if err := req.Validate(); err != nil {
@@ -52,8 +52,8 @@ func ExampleRequest() {
 // A request that is not valid names the field, never a flag.
 func ExampleRequest_Validate() {
 	for _, req := range []job.Request{
-		{Bench: job.Bench{Count: 1000000}},
-		{Bench: job.Bench{Bench: "("}},
+		{Bench: job.BenchSettings{Count: 1000000}},
+		{Bench: job.BenchSettings{Bench: "("}},
 		{GitHub: &job.GitHub{PullRequest: "golang/go#99999999999"}},
 	} {
 		fmt.Println(req.Validate())

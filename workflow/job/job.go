@@ -2,12 +2,8 @@ package job
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"time"
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
@@ -34,6 +30,12 @@ type Env struct {
 	// Report, when set, is called as each step ends, with the result so
 	// far.
 	Report func(step string, res *run.Result)
+	// Runner starts every process of the bench step (go list, go test -c,
+	// the benchmarks), which run the patch's code: a sandbox wraps them
+	// here. nil is benchrun.Direct. Whatever it is, the processes get an
+	// environment without credentials (benchrun strips them), and the
+	// posting happens in this process, never in theirs.
+	Runner benchrun.Runner
 }
 
 // A SetupError is a job refused before anything was done because of the
@@ -67,17 +69,9 @@ func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.R
 // with its review clients built and their credentials checked, without
 // doing anything: the first half of Run, for callers that show the plan.
 func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Options, error) {
+	env, cfg = env.orDefaults(), orDefault(cfg)
 	if err := req.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg == nil {
-		cfg = config.Default()
-	}
-	if env.Getenv == nil {
-		env.Getenv = os.Getenv
-	}
-	if env.Log == nil {
-		env.Log = io.Discard
 	}
 	rc := &cfg.Review
 	o := &run.Options{
@@ -92,7 +86,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 		Report: env.Report,
 	}
 	var err error
-	if o.Port, err = PortOptions(&cfg.Port); err != nil {
+	if o.Port, err = req.portOptions(cfg); err != nil {
 		return nil, err
 	}
 	for _, p := range req.Patches {
@@ -103,29 +97,15 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	// that the answer depends only on the date and a rerun's message is
 	// the same message. The branch and the date are checked now, so that
 	// a mistake in them is found before anything is ported.
-	o.Freeze.Branch = req.Branch
-	if o.Freeze.Branch == "" {
-		o.Freeze.Branch = "master"
-	}
-	o.Freeze.At = req.At
+	o.Freeze.Branch, o.Freeze.At = req.branch(), req.At
 	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
 		return nil, err
 	}
-	at := o.Freeze.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if _, err := freeze.Check(ctx, o.Freeze.Sources, o.Freeze.Branch, at); err != nil {
-		if be, ok := errors.AsType[*freeze.BranchError](err); ok {
-			return nil, fieldError("branch", "", "%v", be)
-		}
-		if de, ok := errors.AsType[*freeze.DateError](err); ok {
-			return nil, fieldError("at", "", "%v", de)
-		}
+	if _, err := checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
 		return nil, err
 	}
 
-	// The bench step: the request's settings, else the configuration's.
+	// The bench step: the request's settings, else the run section's.
 	b := req.Bench
 	if b.Count == 0 {
 		b.Count = cfg.Run.Count
@@ -133,95 +113,61 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	if b.Benchtime == "" {
 		b.Benchtime = cfg.Run.Benchtime
 	}
-	ord, err := benchrun.ParseOrder(cfg.Bench.Order)
-	if err != nil {
+	if o.Bench, err = benchOptions(&b, &cfg.Bench, env); err != nil {
 		return nil, err
-	}
-	o.Bench = benchrun.Options{
-		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
-		Timeout: cfg.Bench.Timeout, Order: ord, OutDir: b.OutDir,
-		Compare:  &benchrun.CompareOptions{Alpha: cfg.Bench.Alpha},
-		Progress: env.Progress,
 	}
 
 	// The post step's targets, and their credentials.
-	if g := req.Gerrit; g != nil {
-		if err := prepareGerrit(o, req, g, rc, env); err != nil {
+	if req.Gerrit != nil {
+		var push *review.PushOptions
+		if o.Gerrit, push, err = gerritTarget(req, rc, env); err != nil {
 			return nil, err
 		}
-	}
-	if h := req.GitHub; h != nil {
-		pr, _ := review.ParsePullRequest(h.PullRequest) // checked by Validate
-		o.PullRequest = &pr
-		auth := review.GitHubAuthFromEnv(env.Getenv)
-		if auth.Token.Reveal() == "" && !req.DryRun {
-			// Found now, not after minutes of benchmarks.
-			return nil, &SetupError{Field: "github", Err: fmt.Errorf("no credentials: set %s; nothing was done", review.EnvGitHubToken)}
+		if push != nil {
+			o.Push = push
+		} else {
+			o.Change, o.Revision = req.Gerrit.Change, req.Gerrit.Revision
 		}
-		if o.GitHub, err = review.NewGitHub(auth, ReviewOptions(rc, req.DryRun, env.Log)); err != nil {
-			return nil, &SetupError{Field: "github", Err: err}
+	}
+	if req.GitHub != nil {
+		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
+		o.PullRequest = &pr
+		if o.GitHub, err = githubTarget(req, rc, env); err != nil {
+			return nil, err
 		}
 	}
 	return o, nil
 }
 
-// prepareGerrit sets the Gerrit target of o: the client, and the push or
-// the change.
-func prepareGerrit(o *run.Options, req *Request, g *Gerrit, rc *config.Review, env Env) error {
-	server := g.Server
-	if server == "" {
-		server = rc.Gerrit
+// benchOptions returns benchrun's options for b, with the configuration's
+// timeout, order and alpha.
+func benchOptions(b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options, error) {
+	order, timeout := b.Order, b.Timeout
+	if order == "" {
+		order = bc.Order
 	}
-	if server == "" {
-		return fieldError("gerrit.server", "", "missing: give the Gerrit server's URL (or set review.gerrit in the configuration)")
+	if timeout == 0 {
+		timeout = bc.Timeout
 	}
-	server, err := review.CheckServerURL(server)
+	ord, err := benchrun.ParseOrder(order)
 	if err != nil {
-		return fieldError("gerrit.server", "", "%v", err)
+		return benchrun.Options{}, err
 	}
-	if p := g.Push; p != nil {
-		project := p.Project
-		if project == "" {
-			if req.Example() {
-				return fieldError("gerrit.push.project", "", "missing: the built-in example's scratch repository has no remote origin to take the project from")
-			}
-			if project, err = GerritProject(req.Repo, server); err != nil {
-				return fieldError("gerrit.push.project", "", "missing, and %v, so the Gerrit project cannot be taken from it", err)
-			}
-		}
-		branch := req.Branch
-		if branch == "" {
-			branch = "master"
-		}
-		o.Push = &review.PushOptions{
-			Project:   project,
-			Branch:    branch,
-			Topic:     p.Topic,
-			Hashtags:  p.Hashtags,
-			Reviewers: p.Reviewers,
-			CC:        p.CC,
-			WIP:       p.WIP,
-		}
-		if _, err := o.Push.Ref(); err != nil {
-			return fieldError("gerrit.push", "", "%v", err)
-		}
-	} else {
-		o.Change, o.Revision = g.Change, g.Revision
+	if b.Seed != 0 && ord != benchrun.Shuffled {
+		return benchrun.Options{}, fieldError("bench.seed", "", "is for the shuffled order (bench.order)")
 	}
-	// Credentials last: a mistake in the request is said first.
-	field := "gerrit.change"
-	if g.Push != nil {
-		field = "gerrit.push"
-	}
-	client, signedIn, err := NewGerrit(server, env.Getenv, ReviewOptions(rc, req.DryRun, env.Log))
-	if err != nil {
-		return &SetupError{Field: field, Err: err}
-	}
-	if !signedIn && !req.DryRun {
-		u, _ := url.Parse(server)
-		return &SetupError{Field: field, Err: fmt.Errorf("no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
-			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
-	}
-	o.Gerrit = client
-	return nil
+	return benchrun.Options{
+		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
+		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: b.Seed, OutDir: b.OutDir,
+		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
+		Progress: env.Progress,
+		Runner:   env.Runner,
+	}, nil
 }
+
+// osGetenv and discard are Env's defaults.
+var osGetenv = os.Getenv
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/review"
 	"github.com/patchbot/patchbot/workflow/run"
@@ -63,7 +64,13 @@ type Request struct {
 	// runs.
 	At time.Time `json:"at,omitzero"`
 
-	Bench Bench `json:"bench,omitzero"`
+	Bench BenchSettings `json:"bench,omitzero"`
+
+	// Port, Freeze and Post are the settings of those steps that a
+	// command running the step on its own needs.
+	Port   PortSettings   `json:"port,omitzero"`
+	Freeze FreezeSettings `json:"freeze,omitzero"`
+	Post   PostSettings   `json:"post,omitzero"`
 
 	// Gerrit and GitHub are the review targets of the post step; with
 	// neither, the message is printed.
@@ -84,14 +91,54 @@ type Patch struct {
 	Data []byte `json:"data"` // its bytes (base64 in JSON: a patch need not be UTF-8)
 }
 
-// Bench is what the bench step measures. Zero fields take the
+// BenchSettings are what the bench step measures. Zero fields take the
 // configuration's values (run.count, run.benchtime).
-type Bench struct {
+type BenchSettings struct {
 	Packages  []string `json:"packages,omitempty"`  // go list patterns; empty: the packages the change touches
 	Bench     string   `json:"bench,omitempty"`     // the -test.bench regexp; "": all (the example's story for the example)
 	Count     int      `json:"count,omitempty"`     // runs per side
 	Benchtime string   `json:"benchtime,omitempty"` // each run's -test.benchtime
 	OutDir    string   `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
+
+	// The rest, for the bench step on its own (Bench): zero takes the
+	// configuration's bench section; the whole job always takes it.
+	CPU     string        `json:"cpu,omitempty"`        // the -test.cpu list
+	Timeout time.Duration `json:"timeout_ns,omitempty"` // how long one run may take
+	Order   string        `json:"order,omitempty"`      // interleaved, sequential or shuffled
+	Seed    uint64        `json:"seed,omitempty"`       // of the shuffled order
+}
+
+// PortSettings are the port step's own settings; the configuration's port
+// section gives the rest.
+type PortSettings struct {
+	Branch    string   `json:"branch,omitempty"`     // the branch to create; "": port.branch_prefix and the hg node
+	Checkout  bool     `json:"checkout,omitempty"`   // check the branch out
+	Fuzz      int      `json:"fuzz,omitempty"`       // context lines a hunk may ignore at each end
+	RejectDir string   `json:"reject_dir,omitempty"` // where to write the hunks that fail
+	Author    string   `json:"author,omitempty"`     // 'Name <email>' of a diff without metadata
+	Message   string   `json:"message,omitempty"`    // the message of a diff without metadata
+	Remaps    []string `json:"remaps,omitempty"`     // OLD=NEW path remaps, after the configuration's
+}
+
+// FreezeSettings are the freeze step's own settings.
+type FreezeSettings struct {
+	// Offline leaves out the live signals: the answer comes from the
+	// calendar and the rule only, and depends on the date alone. The
+	// whole job (Run) always checks offline, so that a rerun's message
+	// is the same message.
+	Offline bool `json:"offline,omitempty"`
+	// Apply acts on the answer: the change gerrit.change is tagged
+	// wait-release while the tree is frozen, and ex-wait-release once
+	// it reopens, with one message saying so (freeze.Apply).
+	Apply bool `json:"apply,omitempty"`
+}
+
+// PostSettings are what the post step posts when it runs on its own: a
+// text, or a saved bench result, rendered for each target.
+type PostSettings struct {
+	Kind   string           `json:"kind,omitempty"` // one message per kind and patch set; "": bench for a result, note otherwise
+	Text   string           `json:"text,omitempty"`
+	Result *benchrun.Result `json:"result,omitempty"`
 }
 
 // Gerrit is a review target on a Gerrit server: an existing change, or a
@@ -190,8 +237,8 @@ func (r *Request) Validate() error {
 		return fieldError("patches", "", "the port step needs a patch (or leave the port step out and give base and head)")
 	case (r.Base != "" || r.Head != "") && r.has(StepPort):
 		return fieldError("base", r.Base, "base and head are for a job without the port step, which makes its own")
-	case (r.Base != "") != (r.Head != ""):
-		return fieldError("head", r.Head, "base and head go together")
+	case r.Head != "" && r.Base == "":
+		return fieldError("base", "", "missing: a head needs a base to compare it with")
 	case r.Base != "" && r.Repo == "":
 		return fieldError("repo", "", "base and head need the repository they are in")
 	}
@@ -213,6 +260,9 @@ func (r *Request) Validate() error {
 		}
 	}
 	if err := r.Bench.validate(); err != nil {
+		return err
+	}
+	if err := r.Port.validate(); err != nil {
 		return err
 	}
 	if g := r.Gerrit; g != nil {
@@ -248,7 +298,7 @@ func (r *Request) Validate() error {
 	return nil
 }
 
-func (b *Bench) validate() error {
+func (b *BenchSettings) validate() error {
 	if b.Count < 0 || b.Count > MaxCount {
 		return fieldError("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
 	}
@@ -265,10 +315,28 @@ func (b *Bench) validate() error {
 			return fieldError("bench.bench", b.Bench, "not a regular expression: %v", err)
 		}
 	}
+	if b.Timeout < 0 {
+		return fieldError("bench.timeout_ns", fmt.Sprint(b.Timeout), "must not be negative")
+	}
+	if b.Order != "" {
+		if _, err := benchrun.ParseOrder(b.Order); err != nil {
+			return fieldError("bench.order", "", "%v", err)
+		}
+	}
 	for i, p := range b.Packages {
 		if p == "" || strings.HasPrefix(p, "-") || strings.ContainsAny(p, " \t\n\x00") {
 			return fieldError(fmt.Sprintf("bench.packages[%d]", i), p, "not a package pattern like ./codec or ./...")
 		}
+	}
+	return nil
+}
+
+func (p *PortSettings) validate() error {
+	if p.Fuzz < 0 {
+		return fieldError("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
+	}
+	if p.Author != "" && (!strings.Contains(p.Author, "<") || strings.ContainsAny(p.Author, "\n\r\x00")) {
+		return fieldError("port.author", p.Author, "want 'Name <email>' on one line")
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func (e *ApplyError) Error() string {
 	if len(e.Rejects) > 0 {
 		fmt.Fprintf(&b, "\nThe failing hunks are in %s.", strings.Join(e.Rejects, ", "))
 	} else if hunks > 0 {
-		b.WriteString("\nRebase the patch, allow context differences with -fuzz N, or save the failing hunks with -reject DIR.")
+		b.WriteString("\nRebase the patch, allow context differences with {port.fuzz} N, or save the failing hunks with {port.reject_dir} DIR.")
 	}
 	return b.String()
 }
@@ -164,7 +164,10 @@ func (e *ApplyError) Error() string {
 // without an address), before anything was written: the caller's mistake,
 // not the patch's.
 type OptionError struct {
-	Option string // as the caller knows it: "-onto", "-branch", "port.branch_prefix"
+	// Option names the option: a field of a job request in braces, which
+	// each caller words its own way (internal/remedy), such as "{onto}",
+	// or a key of the configuration, such as "port.branch_prefix".
+	Option string
 	Value  string
 	Reason string
 }
@@ -184,7 +187,7 @@ type RaceError struct {
 }
 
 func (e *RaceError) Error() string {
-	return fmt.Sprintf("branch %s was created by another process while this port ran (it is at %s now); nothing was written; port again, or choose another branch with -branch",
+	return fmt.Sprintf("branch %s was created by another process while this port ran (it is at %s now); nothing was written; port again, or choose another branch with {port.branch}",
 		e.Branch, short(e.Now))
 }
 
@@ -204,10 +207,10 @@ func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 	}
 	if opts.Author != "" {
 		if strings.ContainsAny(opts.Author, "\n\r\x00") {
-			return nil, &OptionError{Option: "-author", Value: opts.Author, Reason: "an author is one line: want 'Name <email>'"}
+			return nil, &OptionError{Option: "{port.author}", Value: opts.Author, Reason: "an author is one line: want 'Name <email>'"}
 		}
 		if _, email := parseUser(opts.Author); email == "" || !strings.Contains(opts.Author, "<") {
-			return nil, &OptionError{Option: "-author", Value: opts.Author, Reason: "want 'Name <email>'"}
+			return nil, &OptionError{Option: "{port.author}", Value: opts.Author, Reason: "want 'Name <email>'"}
 		}
 	}
 	var patches []*hgpatch.Patch
@@ -227,7 +230,7 @@ func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 			plain = plain || pt.Header == nil
 		}
 		if !plain {
-			return nil, errors.New("-author and -m are for diffs without changeset metadata; every patch here is an 'hg export' with its own author and message")
+			return nil, errors.New("{port.author} and {port.message} are for diffs without changeset metadata; every patch here is an 'hg export' with its own author and message")
 		}
 	}
 	dir := opts.Repo
@@ -239,7 +242,7 @@ func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 		return nil, err
 	}
 	if opts.Checkout && g.workTree == "" {
-		return nil, &OptionError{Option: "-checkout", Reason: fmt.Sprintf("%s is a bare repository, with no work tree to check out into; port without -checkout, or into a clone or worktree ('git worktree add')", g.top())}
+		return nil, &OptionError{Option: "{port.checkout}", Reason: fmt.Sprintf("%s is a bare repository, with no work tree to check out into; port without {port.checkout}, or into a clone or worktree ('git worktree add')", g.top())}
 	}
 	repo, err := g.open()
 	if err != nil {
@@ -478,7 +481,7 @@ func (p *porter) metadata(pt *hgpatch.Patch, committer object.Signature) (string
 		if p.opts.Author != "" {
 			author.Name, author.Email = parseUser(p.opts.Author)
 			if author.Email == "" {
-				return "", author, fmt.Errorf("-author %q: want 'Name <email>'", p.opts.Author)
+				return "", author, fmt.Errorf("{port.author} %q: want 'Name <email>'", p.opts.Author)
 			}
 		}
 		if p.opts.Message != "" {
@@ -508,7 +511,7 @@ func (p *porter) metadata(pt *hgpatch.Patch, committer object.Signature) (string
 func (p *porter) publish() error {
 	ref := plumbing.NewBranchReferenceName(p.res.Branch)
 	if why := branchNameProblem(p.res.Branch); why != "" {
-		return &OptionError{Option: "-branch", Value: p.res.Branch, Reason: "not a branch name git accepts: " + why + "; choose another"}
+		return &OptionError{Option: "{port.branch}", Value: p.res.Branch, Reason: "not a branch name git accepts: " + why + "; choose another"}
 	}
 	if err := p.checkUntracked(); err != nil {
 		return err
@@ -570,7 +573,7 @@ func (p *porter) existing(ref plumbing.ReferenceName) (done bool, err error) {
 		return false, err
 	}
 	if !p.samePort(plumbing.NewHash(old)) {
-		return true, fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with -branch", p.res.Branch, short(old))
+		return true, fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with {port.branch}", p.res.Branch, short(old))
 	}
 	p.res.UpToDate = true
 	p.res.Head = old
@@ -617,7 +620,7 @@ func (p *porter) setBranch(ref plumbing.ReferenceName, q *quarantine) error {
 		// the way, the index locked by another git), nothing has changed.
 		if _, err := gitIn(p.g.dir, q.env(), nil, "checkout", "-q", "--detach", p.res.Head, "--"); err != nil {
 			abort(tx)
-			return fmt.Errorf("-checkout: %v; nothing was written", err)
+			return fmt.Errorf("{port.checkout}: %v; nothing was written", err)
 		}
 	}
 	// From here on the port finishes: it holds the lock, and the rest
@@ -696,9 +699,9 @@ func (p *porter) lockCheckout() (func(), error) {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("-checkout: another patchbot port -checkout is running in %s (%s exists); wait for it to finish, or remove the file if none is running", p.g.top(), name)
+			return nil, fmt.Errorf("{port.checkout}: another patchbot port {port.checkout} is running in %s (%s exists); wait for it to finish, or remove the file if none is running", p.g.top(), name)
 		}
-		return nil, fmt.Errorf("-checkout: %v", err)
+		return nil, fmt.Errorf("{port.checkout}: %v", err)
 	}
 	fmt.Fprintf(f, "%d\n", os.Getpid())
 	f.Close()
@@ -713,7 +716,7 @@ func (p *porter) lockCheckout() (func(), error) {
 func (p *porter) checkClean() error {
 	out, err := git(p.g.workTree, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
-		return fmt.Errorf("-checkout: %v", err)
+		return fmt.Errorf("{port.checkout}: %v", err)
 	}
 	var changed []string
 	for _, e := range strings.Split(out, "\x00") {
@@ -729,7 +732,7 @@ func (p *porter) checkClean() error {
 	}
 	if len(changed) > 0 {
 		slices.Sort(changed)
-		return fmt.Errorf("-checkout: the work tree has changes (%s, and maybe more); commit or stash them first, or port without -checkout", changed[0])
+		return fmt.Errorf("{port.checkout}: the work tree has changes (%s, and maybe more); commit or stash them first, or port without {port.checkout}", changed[0])
 	}
 	return nil
 }
@@ -741,7 +744,7 @@ func (p *porter) checkUntracked() error {
 	slices.Sort(p.untracked)
 	for _, name := range p.untracked {
 		if p.tree.lookup(filepath.ToSlash(name)) != nil {
-			return fmt.Errorf("-checkout: the port has a file %s where the work tree has an untracked one; move it away first, or port without -checkout", name)
+			return fmt.Errorf("{port.checkout}: the port has a file %s where the work tree has an untracked one; move it away first, or port without {port.checkout}", name)
 		}
 	}
 	return nil

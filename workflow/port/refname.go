@@ -77,7 +77,7 @@ func branchNameProblem(name string) string {
 func checkBranch(opts *Options) error {
 	if opts.Branch != "" {
 		if why := branchNameProblem(opts.Branch); why != "" {
-			return &OptionError{Option: "-branch", Value: opts.Branch,
+			return &OptionError{Option: "{port.branch}", Value: opts.Branch,
 				Reason: "not a branch name git accepts: " + why + "; choose another"}
 		}
 		return nil
@@ -86,7 +86,7 @@ func checkBranch(opts *Options) error {
 		name := opts.BranchPrefix + "0123456789ab"
 		if why := branchNameProblem(name); why != "" {
 			return &OptionError{Option: "port.branch_prefix", Value: opts.BranchPrefix,
-				Reason: fmt.Sprintf("branches named like %s are refused by git: %s; change it in the configuration, or give -branch", name, why)}
+				Reason: fmt.Sprintf("branches named like %s are refused by git: %s; change it in the configuration, or give {port.branch}", name, why)}
 		}
 	}
 	return nil

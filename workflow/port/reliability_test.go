@@ -212,27 +212,27 @@ func TestPortOptionErrors(t *testing.T) {
 		option string
 		want   string
 	}{
-		{Options{Branch: "x.lock"}, export, "-branch", `-branch "x.lock": not a branch name git accepts: component "x.lock" ends with '.lock'; choose another`},
-		{Options{Branch: "foo."}, export, "-branch", "ends with '.'"},
-		{Options{Branch: "a/.b"}, export, "-branch", "starts with '.'"},
-		{Options{Branch: "a@{1}"}, export, "-branch", "'@{'"},
-		{Options{Branch: "HEAD"}, export, "-branch", "HEAD is not a branch"},
-		{Options{Branch: "-x"}, export, "-branch", "starts with '-'"},
-		{Options{Branch: "refs/heads/x"}, export, "-branch", "does not start with refs/"},
-		{Options{Branch: "a..b"}, export, "-branch", "'..'"},
-		{Options{Branch: "a\x01b"}, export, "-branch", "control character"},
-		{Options{Branch: "@"}, export, "-branch", "means HEAD"},
-		{Options{Branch: "a/"}, export, "-branch", "empty component"},
-		{Options{Branch: "a//b"}, export, "-branch", "empty component"},
-		{Options{BranchPrefix: "port.lock/"}, export, "port.branch_prefix", `port.branch_prefix "port.lock/": branches named like port.lock/0123456789ab are refused by git: component "port.lock" ends with '.lock'; change it in the configuration, or give -branch`},
+		{Options{Branch: "x.lock"}, export, "{port.branch}", `{port.branch} "x.lock": not a branch name git accepts: component "x.lock" ends with '.lock'; choose another`},
+		{Options{Branch: "foo."}, export, "{port.branch}", "ends with '.'"},
+		{Options{Branch: "a/.b"}, export, "{port.branch}", "starts with '.'"},
+		{Options{Branch: "a@{1}"}, export, "{port.branch}", "'@{'"},
+		{Options{Branch: "HEAD"}, export, "{port.branch}", "HEAD is not a branch"},
+		{Options{Branch: "-x"}, export, "{port.branch}", "starts with '-'"},
+		{Options{Branch: "refs/heads/x"}, export, "{port.branch}", "does not start with refs/"},
+		{Options{Branch: "a..b"}, export, "{port.branch}", "'..'"},
+		{Options{Branch: "a\x01b"}, export, "{port.branch}", "control character"},
+		{Options{Branch: "@"}, export, "{port.branch}", "means HEAD"},
+		{Options{Branch: "a/"}, export, "{port.branch}", "empty component"},
+		{Options{Branch: "a//b"}, export, "{port.branch}", "empty component"},
+		{Options{BranchPrefix: "port.lock/"}, export, "port.branch_prefix", `port.branch_prefix "port.lock/": branches named like port.lock/0123456789ab are refused by git: component "port.lock" ends with '.lock'; change it in the configuration, or give {port.branch}`},
 		{Options{BranchPrefix: "a..b/"}, export, "port.branch_prefix", "'..'"},
-		{Options{Onto: "nosuchrev"}, export, "-onto", `-onto "nosuchrev": no such commit in `},
-		{Options{Onto: "HEAD~5"}, export, "-onto", "no such commit"},
-		{Options{Author: "A\nB <a@b.example>"}, plain, "-author", "one line"},
-		{Options{Author: "Nobody"}, plain, "-author", "want 'Name <email>'"},
-		{Options{Author: "Nobody <>"}, plain, "-author", "want 'Name <email>'"},
-		{Options{Repo: "/nonexistent/dir"}, export, "-repo", "no such directory"},
-		{Options{Repo: os.TempDir()}, export, "-repo", "not in a Git repository"},
+		{Options{Onto: "nosuchrev"}, export, "{onto}", `{onto} "nosuchrev": no such commit in `},
+		{Options{Onto: "HEAD~5"}, export, "{onto}", "no such commit"},
+		{Options{Author: "A\nB <a@b.example>"}, plain, "{port.author}", "one line"},
+		{Options{Author: "Nobody"}, plain, "{port.author}", "want 'Name <email>'"},
+		{Options{Author: "Nobody <>"}, plain, "{port.author}", "want 'Name <email>'"},
+		{Options{Repo: "/nonexistent/dir"}, export, "{repo}", "no such directory"},
+		{Options{Repo: os.TempDir()}, export, "{repo}", "not in a Git repository"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.option+"/"+tt.want, func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestPortBare(t *testing.T) {
 
 	before := snapshot(t, bare)
 	_, err = Port(context.Background(), &Options{Repo: bare, Checkout: true, Branch: "c"}, []Input{{"a.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
-	if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Option != "-checkout" || !strings.Contains(err.Error(), "is a bare repository") {
+	if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Option != "{port.checkout}" || !strings.Contains(err.Error(), "is a bare repository") {
 		t.Errorf("-checkout in a bare repository: %v", err)
 	}
 	sameSnapshot(t, before, snapshot(t, bare))

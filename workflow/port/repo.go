@@ -27,7 +27,7 @@ type gitRepo struct {
 // one is an *OptionError: the caller named the wrong place.
 func findRepo(dir string) (*gitRepo, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &OptionError{Option: "-repo", Value: dir, Reason: "no such directory"}
+		return nil, &OptionError{Option: "{repo}", Value: dir, Reason: "no such directory"}
 	}
 	out, err := git(dir, "rev-parse", "--path-format=absolute", "--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "objects")
 	if err != nil {
@@ -35,7 +35,7 @@ func findRepo(dir string) (*gitRepo, error) {
 		if ge, ok := err.(*gitError); ok {
 			msg = ge.msg
 		}
-		return nil, &OptionError{Option: "-repo", Value: dir, Reason: "not in a Git repository (" + msg + ")"}
+		return nil, &OptionError{Option: "{repo}", Value: dir, Reason: "not in a Git repository (" + msg + ")"}
 	}
 	f := strings.Split(out, "\n")
 	if len(f) != 4 {
@@ -89,7 +89,7 @@ func (r *gitRepo) resolve(rev string) (plumbing.Hash, error) {
 			return plumbing.ZeroHash, fmt.Errorf("the repository %s has no commits yet; make a first commit to port onto, then port again", r.top())
 		}
 	}
-	return plumbing.ZeroHash, &OptionError{Option: "-onto", Value: rev,
+	return plumbing.ZeroHash, &OptionError{Option: "{onto}", Value: rev,
 		Reason: fmt.Sprintf("no such commit in %s; give a branch, tag or commit of the repository", r.top())}
 }
 

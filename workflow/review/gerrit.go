@@ -135,7 +135,7 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 	rev, ps, err := pickRevision(ci, p.Revision)
 	if err != nil {
 		return nil, &Error{Server: g.server(), Target: target, Op: "finding the patch set", Detail: err.Error(),
-			Hint: "name a patch set number or commit of the change with -revision, or leave it out for the current one"}
+			Hint: "name a patch set number or commit of the change with {gerrit.revision}, or leave it out for the current one"}
 	}
 	id := strconv.Itoa(ci.ChangeNumber)
 	res := &PostResult{

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/review"
 )
 
@@ -112,7 +113,7 @@ func Compose(res *Result, f benchrun.Format) string {
 		fmt.Fprintf(&b, "Freeze: %s\n\n", line)
 	}
 	if res.NoBench != "" {
-		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", res.NoBench)
+		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", remedy.Word(res.NoBench, reviewerWords))
 	}
 	if res.Bench == nil {
 		return b.String()
@@ -143,6 +144,16 @@ func Compose(res *Result, f benchrun.Format) string {
 		fmt.Fprintf(&b, "\nRaw results: %s and %s\n", res.Bench.Base.File, res.Bench.Head.File)
 	}
 	return b.String()
+}
+
+// reviewerWords words the options a library's remedy names for the reader
+// of a review message, who passes no flags (internal/remedy).
+func reviewerWords(field string) string {
+	switch field {
+	case "bench.packages":
+		return "a list of packages"
+	}
+	return ""
 }
 
 // callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
