@@ -148,7 +148,7 @@ func TestRunFirstBenchmarks(t *testing.T) {
 func TestRunNotARepository(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), dir+": not a Git repository") || !strings.Contains(err.Error(), "-repo DIR") {
+	if err == nil || !strings.Contains(err.Error(), dir+": not a Git repository") || !strings.Contains(err.Error(), "name one with {repo}") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad base", func(o *Options) { o.Base = "nosuch" }, []string{`base revision "nosuch": not found`}},
 		{"bad head", func(o *Options) { o.Head = "0123abcd" }, []string{`head revision "0123abcd": not found`}},
 		{"no benchmarks touched", func(o *Options) { o.Base, o.Head = "HEAD~2", "HEAD~1" },
-			[]string{"no package changed between HEAD~2 and HEAD~1 has benchmarks", "./nobench", "-pkg"}},
+			[]string{"no package changed between HEAD~2 and HEAD~1 has benchmarks", "./nobench", "with {bench.packages}"}},
 		{"no benchmarks named", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./nobench"} },
 			[]string{"no benchmarks in ./nobench at HEAD~1"}},
 		{"head does not build", func(o *Options) {},

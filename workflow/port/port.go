@@ -699,7 +699,7 @@ func (p *porter) lockCheckout() (func(), error) {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("{port.checkout}: another patchbot port {port.checkout} is running in %s (%s exists); wait for it to finish, or remove the file if none is running", p.g.top(), name)
+			return nil, fmt.Errorf("{port.checkout}: another port with {port.checkout} is running in %s (%s exists); wait for it to finish, or remove the file if none is running", p.g.top(), name)
 		}
 		return nil, fmt.Errorf("{port.checkout}: %v", err)
 	}

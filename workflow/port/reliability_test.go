@@ -343,7 +343,7 @@ func TestCheckoutLock(t *testing.T) {
 	if _, err := Port(context.Background(), opts, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}}); err != nil {
 		t.Fatal(err)
 	}
-	if err2 == nil || !strings.Contains(err2.Error(), "another patchbot port -checkout is running in") {
+	if err2 == nil || !strings.Contains(err2.Error(), "{port.checkout}: another port with {port.checkout} is running in") {
 		t.Errorf("second -checkout: %v", err2)
 	}
 	if out := run(t, repo, "git", "branch", "--list", "two"); out != "" {
