@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"time"
@@ -123,9 +122,13 @@ on the change failed. See docs/freeze.md.`,
 					return err
 				}
 			} else {
-				printStatus(e.stdout, st)
+				if err := st.WriteText(e.stdout); err != nil {
+					return err
+				}
 				if res != nil {
-					printApply(e.stdout, res)
+					if err := res.WriteText(e.stdout); err != nil {
+						return err
+					}
 				}
 			}
 			if applyErr != nil {
@@ -189,60 +192,3 @@ func (e frozenError) Error() string {
 }
 
 func (frozenError) ExitCode() int { return exitFrozen }
-
-// printStatus prints the answer for people: the verdict, the sentence a
-// review message would carry, the dates with their sources, the facts and
-// the disagreements.
-func printStatus(w io.Writer, st *freeze.Status) {
-	verdict := "open"
-	if st.Frozen {
-		verdict = "frozen"
-	}
-	fmt.Fprintf(w, "%s: %s on %s\n", st.Branch, verdict, st.At.UTC().Format(time.DateOnly))
-	fmt.Fprintln(w, st.Line())
-	if st.Release != "" && !st.ReleaseBranch {
-		fmt.Fprintf(w, "\nrelease       %s\n", st.Release)
-		printDate(w, "freeze begins", st.FreezeStart, st.Source)
-		printDate(w, "reopens", st.Reopen, st.Source)
-		printDate(w, "release date", st.ReleaseDate, st.ReleaseDateSource)
-	}
-	if len(st.Facts) > 0 {
-		fmt.Fprintln(w, "\nfacts:")
-		for _, f := range st.Facts {
-			fmt.Fprintf(w, "  %-10s %s\n", f.Source, f.Text)
-		}
-	}
-	if len(st.Disagreements) > 0 {
-		fmt.Fprintln(w, "\ndisagreements:")
-		for _, d := range st.Disagreements {
-			fmt.Fprintf(w, "  %s\n", d)
-		}
-	}
-}
-
-func printDate(w io.Writer, label string, t time.Time, source string) {
-	if t.IsZero() {
-		fmt.Fprintf(w, "%-13s unknown\n", label)
-		return
-	}
-	fmt.Fprintf(w, "%-13s %s (%s)\n", label, t.Format(time.DateOnly), source)
-}
-
-// printApply says what -apply did, or would do.
-func printApply(w io.Writer, r *freeze.ApplyResult) {
-	fmt.Fprintln(w)
-	if r.Message == "" {
-		what := "is not tagged " + freeze.WaitRelease
-		if r.Frozen {
-			what = "is already tagged " + freeze.WaitRelease
-		}
-		fmt.Fprintf(w, "change %s %s: nothing to do\n", r.Change, what)
-		return
-	}
-	if r.DryRun {
-		fmt.Fprintf(w, "change %s: would add %v, remove %v, and post:\n    %s\n", r.Change, r.Add, r.Remove, r.Message)
-		return
-	}
-	fmt.Fprintln(w, describePost(r.Post))
-	fmt.Fprintf(w, "change %s: hashtags now %v\n", r.Change, r.After)
-}

@@ -46,6 +46,15 @@ var fieldFlags = map[string]string{
 // flagFor returns the flag that sets a field, or "" when none does.
 func flagFor(field string) string { return fieldFlags[indexRE.ReplaceAllString(field, "")] }
 
+// cliWords words a remedy's field references (internal/remedy) as the
+// flags that set them, and leaves any other braces as they are.
+func cliWords(field string) string {
+	if f := flagFor(field); f != "" {
+		return f
+	}
+	return "{" + field + "}"
+}
+
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
 // jobError turns an error of job.Prepare into the command's: a field of

@@ -137,7 +137,7 @@ func report(e *env, c *command, err error) int {
 		return exitOK
 	}
 	if ue, ok := errors.AsType[*usageError](err); ok {
-		msg := remedy.Word(ue.msg, flagFor)
+		msg := remedy.Word(ue.msg, cliWords)
 		if c == nil {
 			fmt.Fprintf(e.stderr, "patchbot: %s\n\n%s", msg, mainUsage())
 		} else {
@@ -148,7 +148,7 @@ func report(e *env, c *command, err error) int {
 	}
 	// The libraries name options as fields of a job request, in braces
 	// (internal/remedy): here they are the command's flags.
-	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), flagFor))
+	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), cliWords))
 	if _, ok := errors.AsType[*config.Error](err); ok {
 		return exitUsage
 	}

@@ -146,8 +146,7 @@ See docs/port.md.`,
 			if *jsonOut {
 				return writeJSON(e.stdout, res)
 			}
-			printPort(e.stdout, res)
-			return nil
+			return res.WriteText(e.stdout)
 		}
 	},
 }
@@ -177,7 +176,7 @@ func portPush(e *env, t *pushTarget, res *port.Result, jsonOut bool) error {
 		rep.Push, err = t.g.Push(e.ctx, o)
 		if err != nil {
 			err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run the same command again (the port finds the branch up to date and only pushes)",
-				err, res.Branch, portShort(res.Head))
+				err, res.Branch, res.Head[:min(12, len(res.Head))])
 			rep.PushError = err.Error()
 		}
 	}
@@ -187,31 +186,14 @@ func portPush(e *env, t *pushTarget, res *port.Result, jsonOut bool) error {
 		}
 		return err
 	}
-	printPort(e.stdout, res)
-	switch p := rep.Push; {
+	if werr := res.WriteText(e.stdout); werr != nil {
+		return werr
+	}
+	switch {
 	case len(res.Commits) == 0:
 		fmt.Fprintln(e.stdout, "nothing to push")
-	case p == nil:
-		// The push failed; the error says so.
-	case p.DryRun:
-		fmt.Fprintf(e.stdout, "dry run: would push %s (branch %s) to %s as %s\n", portShort(p.Commit), res.Branch, p.Remote, p.Ref)
-	case p.NoNewChanges:
-		fmt.Fprintf(e.stdout, "\nno new changes: Gerrit already has %s (branch %s)\n", portShort(p.Commit), res.Branch)
-	default:
-		fmt.Fprintf(e.stdout, "\npushed %s (branch %s) to %s as %s:\n", portShort(p.Commit), res.Branch, p.Remote, p.Ref)
-		for _, c := range p.Changes {
-			flags := ""
-			if c.WIP {
-				flags += " [WIP]"
-			}
-			if c.New {
-				flags += " [NEW]"
-			}
-			fmt.Fprintf(e.stdout, "    %s %s%s\n", c.URL, c.Subject, flags)
-		}
-		if len(p.Changes) == 0 {
-			fmt.Fprintln(e.stdout, "    (Gerrit's answer listed no change)")
-		}
+	case rep.Push != nil: // nil when the push failed; the error says so
+		return rep.Push.WriteText(e.stdout, res.Branch)
 	}
 	return err
 }
@@ -237,81 +219,6 @@ func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
 		inputs = append(inputs, port.Input{Name: name, Data: data})
 	}
 	return inputs, nil
-}
-
-// printPort prints a result for people: per commit its hash, subject, files
-// with +/- counts and the hunks that needed an offset or fuzz.
-func printPort(w io.Writer, res *port.Result) {
-	verb := "ported"
-	if res.DryRun {
-		verb = "would port"
-	}
-	for _, s := range res.Skipped {
-		if s.Commit != "" {
-			fmt.Fprintf(w, "already present: %s (Change-Id %s, in %s)\n", s.Subject, s.ChangeID, portShort(s.Commit))
-		} else {
-			fmt.Fprintf(w, "already present: %s (its changes are in %s already; the patch applies in reverse)\n", s.Subject, portShort(res.Base))
-		}
-	}
-	if len(res.Commits) == 0 {
-		fmt.Fprintf(w, "nothing to port: every changeset is already in %s\n", portShort(res.Base))
-		return
-	}
-	switch {
-	case res.UpToDate:
-		fmt.Fprintf(w, "branch %s already holds this port (%d commit%s on %s); nothing to do\n", res.Branch, len(res.Commits), portPlural(len(res.Commits)), portShort(res.Base))
-	default:
-		fmt.Fprintf(w, "%s %d changeset%s onto %s as branch %s:\n", verb, len(res.Commits), portPlural(len(res.Commits)), portShort(res.Base), res.Branch)
-	}
-	for _, c := range res.Commits {
-		fmt.Fprintf(w, "\n%s %s\n", portShort(c.Hash), c.Subject)
-		fmt.Fprintf(w, "    Author: %s, %s\n", c.Author, c.AuthorDate.Format("2006-01-02 15:04:05 -0700"))
-		fmt.Fprintf(w, "    Change-Id: %s\n", c.ChangeID)
-		for _, f := range c.Files {
-			name := f.Path
-			if f.OldPath != "" {
-				name = fmt.Sprintf("%s => %s", f.OldPath, f.Path)
-			}
-			change := fmt.Sprintf("+%d -%d", f.Added, f.Deleted)
-			if f.Binary {
-				change = "binary"
-			}
-			extra := ""
-			if f.Op.String() != "modify" {
-				extra = " (" + f.Op.String() + ")"
-			}
-			if f.Mode != "" {
-				extra += " (mode " + f.Mode + ")"
-			}
-			fmt.Fprintf(w, "    %-40s %s%s\n", name, change, extra)
-		}
-		for _, a := range c.Adjustments {
-			fmt.Fprintf(w, "    note: %s\n", a)
-		}
-	}
-	for _, r := range res.Remaps {
-		fmt.Fprintf(w, "\nremapped %s -> %s (%s)", r.From, r.To, r.Rule)
-	}
-	if len(res.Remaps) > 0 {
-		fmt.Fprintln(w)
-	}
-	if res.DryRun {
-		fmt.Fprintf(w, "\ndry run: %s\n", strings.Join(res.Actions, "; "))
-	}
-}
-
-func portShort(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-func portPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // remapsFlag collects repeated -remap flags, parsed as they are given.

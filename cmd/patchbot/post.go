@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
@@ -219,43 +218,8 @@ func (p *poster) done(res *review.PostResult, err error, text string) {
 	}
 	p.results = append(p.results, res)
 	if !p.json {
-		fmt.Fprintln(p.e.stdout, describePost(res))
-		if res.Action == review.WouldPost || res.Action == review.WouldCreate || res.Action == review.WouldUpdate {
-			for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
-				fmt.Fprintln(p.e.stdout, strings.TrimRight("    "+line, " "))
-			}
-		}
+		res.WriteText(p.e.stdout, text)
 	}
-}
-
-// describePost says in one line what a post did.
-func describePost(r *review.PostResult) string {
-	where := r.URL
-	if r.PatchSet > 0 {
-		where += fmt.Sprintf(" (patch set %d)", r.PatchSet)
-	}
-	if where == "" {
-		where = r.Change
-	}
-	switch r.Action {
-	case review.Posted:
-		return fmt.Sprintf("gerrit: posted the %s message on %s", r.Kind, where)
-	case review.AlreadyPosted:
-		return fmt.Sprintf("gerrit: the %s message is already on %s; not posted again", r.Kind, where)
-	case review.WouldPost:
-		return fmt.Sprintf("gerrit: would post the %s message on %s:", r.Kind, where)
-	case review.Created:
-		return fmt.Sprintf("github: created the %s comment %s", r.Kind, where)
-	case review.Updated:
-		return fmt.Sprintf("github: updated the %s comment %s", r.Kind, where)
-	case review.Unchanged:
-		return fmt.Sprintf("github: the %s comment %s already says this; not changed", r.Kind, where)
-	case review.WouldCreate:
-		return fmt.Sprintf("github: would create a %s comment on %s:", r.Kind, r.Change)
-	case review.WouldUpdate:
-		return fmt.Sprintf("github: would update the %s comment %s to:", r.Kind, where)
-	}
-	return fmt.Sprintf("%s: %s %s", r.Server, r.Action, where)
 }
 
 // A postReport is what 'patchbot post -json' prints.
@@ -283,7 +247,7 @@ func (p *poster) finish() error {
 		return nil
 	}
 	for _, err := range p.errs[:len(p.errs)-1] {
-		fmt.Fprintf(p.e.stderr, "patchbot post: %s\n", remedy.Word(err.Error(), flagFor))
+		fmt.Fprintf(p.e.stderr, "patchbot post: %s\n", remedy.Word(err.Error(), cliWords))
 	}
 	return p.errs[len(p.errs)-1]
 }

@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/remedy"
-	"github.com/patchbot/patchbot/workflow/freeze"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
-	"github.com/patchbot/patchbot/workflow/review"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
 )
 
@@ -139,15 +135,20 @@ section. See docs/run.md.`,
 			if isTerminal(e.stdout) && !*jsonOut {
 				env.Progress = e.stderr
 			}
+			if !*jsonOut {
+				env.Report = func(step string, res *pipeline.Result) {
+					// A step's text may hold a library's remedy
+					// (internal/remedy): word it as flags.
+					var b strings.Builder
+					res.WriteStep(&b, step)
+					io.WriteString(e.stdout, remedy.Word(b.String(), cliWords))
+				}
+			}
 			po, err := job.Prepare(e.ctx, req, cfg, env)
 			if err != nil {
 				return jobError(err)
 			}
-			o := *po
-			if !*jsonOut {
-				o.Report = func(step string, res *pipeline.Result) { printRunStep(e.stdout, step, res, &o) }
-			}
-			res, err := pipeline.Run(e.ctx, o)
+			res, err := pipeline.Run(e.ctx, *po)
 			if *jsonOut {
 				if jerr := writeJSON(e.stdout, res); jerr != nil {
 					return jerr
@@ -191,125 +192,4 @@ func checkRunFlags(set map[string]bool, push, change bool) error {
 		return usagef("%s needs -push", given[0])
 	}
 	return usagef("%s need -push", strings.Join(given, ", "))
-}
-
-// printRunStep prints what a step did, as it ends: a header line, then the
-// step's own output as its command would print it.
-func printRunStep(w io.Writer, step string, res *pipeline.Result, o *pipeline.Options) {
-	switch step {
-	case pipeline.StepPort:
-		if res.Example {
-			fmt.Fprintf(w, "== port: the built-in example, in %s\n", res.Port.Repo)
-		} else if res.Scratch != "" {
-			fmt.Fprintf(w, "== port: dry run: in a scratch clone of %s, %s\n", o.Repo, res.Port.Repo)
-		} else {
-			fmt.Fprintf(w, "== port\n")
-		}
-		printPort(w, res.Port)
-	case pipeline.StepFreeze:
-		fmt.Fprintf(w, "\n== freeze\n")
-		printRunFreeze(w, res)
-	case pipeline.StepBench:
-		b := res.Bench
-		if b == nil {
-			fmt.Fprintf(w, "\n== bench\nnothing to run: %s\n", remedy.Word(res.NoBench, flagFor))
-			return
-		}
-		fmt.Fprintf(w, "\n== bench: %s, %d runs per side", strings.Join(b.Run.Packages, " "), b.Run.Count)
-		if b.Run.Benchtime != "" {
-			fmt.Fprintf(w, " of %s", b.Run.Benchtime)
-		}
-		fmt.Fprintf(w, ", %s\n", b.Run.Wall.Round(time.Second))
-		b.Write(w, benchrun.Benchcmp)
-	case pipeline.StepPost:
-		printRunPost(w, res.Post, o)
-	}
-}
-
-// printRunPost prints the post step: the push, the hashtags, each post,
-// and the message when it was not posted.
-func printRunPost(w io.Writer, p *pipeline.Post, o *pipeline.Options) {
-	fmt.Fprintf(w, "\n== post\n")
-	if r := p.Push; r != nil {
-		switch {
-		case r.DryRun:
-			fmt.Fprintf(w, "dry run: would push %s to %s as %s\n", portShort(r.Commit), r.Remote, r.Ref)
-		case r.NoNewChanges:
-			fmt.Fprintf(w, "no new changes: Gerrit already has %s\n", portShort(r.Commit))
-		default:
-			fmt.Fprintf(w, "pushed %s to %s as %s:\n", portShort(r.Commit), r.Remote, r.Ref)
-			for _, c := range r.Changes {
-				flags := ""
-				if c.WIP {
-					flags += " [WIP]"
-				}
-				if c.New {
-					flags += " [NEW]"
-				}
-				fmt.Fprintf(w, "    %s %s%s\n", c.URL, c.Subject, flags)
-			}
-		}
-	}
-	printRunHashtags(w, p)
-	for _, r := range p.Posts {
-		fmt.Fprintln(w, describePost(r))
-		switch r.Action {
-		case review.WouldPost:
-			printIndented(w, p.Message)
-		case review.WouldCreate, review.WouldUpdate:
-			printIndented(w, p.MarkdownMessage)
-		}
-	}
-	if p.Printed {
-		why := "no review target (-push, -change or -github)"
-		if p.Push != nil {
-			why = "dry run: nothing was pushed, so there is no change to post to"
-		}
-		fmt.Fprintf(w, "%s; the message it would post:\n", why)
-		printIndented(w, p.Message)
-	}
-}
-
-func printIndented(w io.Writer, text string) {
-	for line := range strings.SplitSeq(strings.TrimRight(text, "\n"), "\n") {
-		fmt.Fprintln(w, strings.TrimRight("    "+line, " "))
-	}
-}
-
-// printRunFreeze prints the freeze step: the status in a sentence, and
-// where sources disagree.
-func printRunFreeze(w io.Writer, res *pipeline.Result) {
-	st := res.Freeze
-	fmt.Fprintf(w, "%s: %s\n", st.Branch, st.Line())
-	for _, d := range st.Disagreements {
-		fmt.Fprintf(w, "    note: %s\n", d)
-	}
-}
-
-// printRunHashtags prints what the post step did to the change's hashtags
-// for the freeze.
-func printRunHashtags(w io.Writer, p *pipeline.Post) {
-	h := p.Hashtags
-	if h == nil || len(h.Add)+len(h.Remove) == 0 {
-		return
-	}
-	verb := "set"
-	if h.DryRun {
-		verb = "dry run: would set"
-	}
-	var what []string
-	if len(h.Add) > 0 {
-		what = append(what, "add "+strings.Join(h.Add, " "))
-	}
-	if len(h.Remove) > 0 {
-		what = append(what, "remove "+strings.Join(h.Remove, " "))
-	}
-	fmt.Fprintf(w, "%s hashtags on %s: %s\n", verb, h.Change, strings.Join(what, ", "))
-	switch {
-	case h.Post != nil:
-		fmt.Fprintln(w, describePost(h.Post))
-	case h.DryRun && h.Message != "":
-		fmt.Fprintf(w, "dry run: would post the %s message:\n", freeze.MessageKind)
-		printIndented(w, h.Message)
-	}
 }

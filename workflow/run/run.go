@@ -116,6 +116,10 @@ type Options struct {
 // A Result is the record of a run: one field per step, nil for a step that
 // did not run, and the error that stopped the job.
 type Result struct {
+	// Repo is the user's repository, Options.Repo; "" for the built-in
+	// example. In a dry run the port is made in a scratch clone of it,
+	// which Port.Repo names.
+	Repo string `json:"repo,omitempty"`
 	// Scratch is the scratch directory: the example's repository, or a
 	// dry run's clone; "" when Run worked in the user's repository.
 	Scratch string `json:"scratch,omitempty"`
@@ -172,7 +176,7 @@ func (e *StepError) Unwrap() error { return e.Err }
 // Run runs the job. The error, when not nil, is a *StepError, and res holds
 // what the steps before it did.
 func Run(ctx context.Context, opts Options) (res *Result, err error) {
-	r := &runner{opts: opts, res: &Result{}}
+	r := &runner{opts: opts, res: &Result{Repo: opts.Repo}}
 	defer func() {
 		if cerr := r.cleanup(); cerr != nil && err == nil {
 			err = &StepError{Step: "cleanup", Err: cerr}

@@ -121,6 +121,9 @@ func TestRunSteps(t *testing.T) {
 			if !slices.Equal(steps, tt.wantSteps) {
 				t.Errorf("steps reported %q, want %q", steps, tt.wantSteps)
 			}
+			if res.Repo != dir {
+				t.Errorf("the record's repository is %q, want the user's, %q", res.Repo, dir)
+			}
 			if tt.scratch != (res.Scratch != "") {
 				t.Errorf("scratch directory %q, want one: %v", res.Scratch, tt.scratch)
 			}
