@@ -7,9 +7,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -135,61 +133,7 @@ func (f *pushFlags) checkGiven(fs *flag.FlagSet) error {
 	return usagef("%s need -push", strings.Join(given, ", "))
 }
 
-// A pushTarget is a checked push for review: the client, and the options
-// but the commit to push.
-type pushTarget struct {
-	g      *review.Gerrit
-	opts   review.PushOptions
-	ref    string // refs/for/BRANCH%OPTIONS
-	remote string // where the push goes, without credentials
-}
-
-// target checks the push flags, the server and the credentials, before
-// anything is written: mistakes are usage errors (exit 2), and so is a
-// push without credentials, unless dryRun. repo is the repository whose
-// remote origin names the project when -project is not given.
-func (f *pushFlags) target(e *env, name string, rc *config.Review, repo string, dryRun bool) (*pushTarget, error) {
-	server, err := gerritServerURL(*f.gerrit, rc)
-	if err != nil {
-		return nil, err
-	}
-	if server == "" {
-		return nil, usagef("-push needs -gerrit URL (or review.gerrit in the configuration)")
-	}
-	if err := job.CheckBranch(*f.branch); err != nil {
-		return nil, usagef("-for: %v", err)
-	}
-	project := *f.project
-	if project == "" {
-		if project, err = job.GerritProject(repo, server); err != nil {
-			return nil, usagef("-push needs -project NAME: %v, so the Gerrit project cannot be taken from it", err)
-		}
-	} else if err := job.CheckProject(project); err != nil {
-		return nil, usagef("-project: %v", err)
-	}
-	t := &pushTarget{opts: review.PushOptions{
-		Dir:       repo,
-		Project:   project,
-		Branch:    *f.branch,
-		Topic:     *f.topic,
-		Hashtags:  f.hashtags,
-		Reviewers: f.reviewers,
-		CC:        f.cc,
-		WIP:       *f.wip,
-	}}
-	if t.ref, err = t.opts.Ref(); err != nil {
-		return nil, usagef("%v", err)
-	}
-	g, signedIn, err := newGerrit(server, reviewOptions(e, name, rc, false))
-	if err != nil {
-		return nil, setupError{err}
-	}
-	if !signedIn && !dryRun {
-		u, _ := url.Parse(server)
-		return nil, setupError{fmt.Errorf("-push: no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
-			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
-	}
-	t.g = g
-	t.remote = g.PushRemote(project) // what Push uses, for a dry run to show
-	return t, nil
+// push1 returns the push the flags ask for, as a job.Push.
+func (f *pushFlags) push1() *job.Push {
+	return &job.Push{Project: *f.project, Topic: *f.topic, Hashtags: f.hashtags, Reviewers: f.reviewers, CC: f.cc, WIP: *f.wip}
 }

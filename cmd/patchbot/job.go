@@ -71,6 +71,9 @@ func jobError(err error) error {
 		return usagef("%s", (&job.FieldError{Field: name(fe.Field), Value: fe.Value, Reason: fe.Reason}).Error())
 	}
 	if se, ok := errors.AsType[*job.SetupError](err); ok {
+		if se.Field == "" {
+			return setupError{se.Err}
+		}
 		return setupError{errors.New(name(se.Field) + ": " + se.Err.Error())}
 	}
 	if _, ok := errors.AsType[*config.Error](err); ok {

@@ -12,7 +12,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
-	"github.com/patchbot/patchbot/workflow/review"
 )
 
 var cmdPort = &command{
@@ -106,101 +105,56 @@ See docs/port.md.`,
 			if err != nil {
 				return err
 			}
-			opts, err := job.PortOptions(&cfg.Port)
-			if err != nil {
-				return err
+			req := &job.Request{
+				Steps: []string{job.StepPort}, Repo: *repo, Onto: *onto, Branch: *pf.branch, DryRun: *dryRun,
+				Port: job.PortSettings{Branch: *branch, Checkout: *checkout, Fuzz: *fuzz, RejectDir: *reject,
+					Author: *author, Message: *msg, Remaps: remaps},
 			}
-			opts.Remaps = append(opts.Remaps, remaps...)
-			if *author != "" && (!strings.Contains(*author, "<") || strings.ContainsAny(*author, "\n\r\x00")) {
-				return usagef("-author %q: want 'Name <email>' on one line", *author)
-			}
-			opts.Repo, opts.Onto, opts.Branch = *repo, *onto, *branch
-			opts.Fuzz, opts.Author, opts.Message = *fuzz, *author, *msg
-			opts.Checkout, opts.RejectDir, opts.DryRun = *checkout, *reject, *dryRun
-
-			var push *pushTarget
 			if *pf.push {
-				// The push is checked before the port, so that a
-				// mistake in it writes nothing.
-				if push, err = pf.target(e, "port", &cfg.Review, *repo, *dryRun); err != nil {
-					return err
-				}
+				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: pf.push1()}
 			}
-
-			inputs, err := readPatches(e.stdin, args)
-			if err != nil {
+			if req.Patches, err = readPatches(e.stdin, args); err != nil {
 				return err
 			}
-			res, err := port.Port(e.ctx, opts, inputs)
+			res, err := job.Port(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot port: "}})
 			if oe, ok := errors.AsType[*port.OptionError](err); ok {
 				// A revision that does not resolve, a branch name git
 				// refuses: the call's mistake, exit 2.
 				return usagef("%v", oe)
 			}
-			if err != nil {
-				return err
-			}
-			if push != nil {
-				return portPush(e, push, res, *jsonOut)
+			if res == nil {
+				return jobError(err)
 			}
 			if *jsonOut {
-				return writeJSON(e.stdout, res)
+				var v any = res.Port
+				if *pf.push {
+					v = res
+				}
+				if jerr := writeJSON(e.stdout, v); jerr != nil {
+					return jerr
+				}
+				return err
 			}
-			return res.WriteText(e.stdout)
+			if werr := res.Port.WriteText(e.stdout); werr != nil {
+				return werr
+			}
+			switch {
+			case !*pf.push:
+			case len(res.Port.Commits) == 0:
+				fmt.Fprintln(e.stdout, "nothing to push")
+			case res.Push != nil: // nil when the push failed; the error says so
+				if werr := res.Push.WriteText(e.stdout, res.Port.Branch); werr != nil {
+					return werr
+				}
+			}
+			return err
 		}
 	},
 }
 
-// A portPushReport is what 'patchbot port -push -json' prints: the port's
-// result, as 'patchbot port -json' prints it, and the push's.
-type portPushReport struct {
-	Port      *port.Result       `json:"port"`
-	Push      *review.PushResult `json:"push,omitempty"` // absent when there was nothing to push
-	PushError string             `json:"push_error,omitempty"`
-}
-
-// portPush pushes the last commit of a port for review (or, in a dry run,
-// says what it would push) and prints the port's result and the push's. A
-// push that fails is reported as such: the port is done and stays.
-func portPush(e *env, t *pushTarget, res *port.Result, jsonOut bool) error {
-	rep := portPushReport{Port: res}
-	var err error
-	switch {
-	case len(res.Commits) == 0:
-		// Every changeset is in the base already: nothing to review.
-	case res.DryRun:
-		rep.Push = &review.PushResult{Remote: t.remote, Ref: t.ref, Commit: res.Head, DryRun: true}
-	default:
-		o := t.opts
-		o.Commit = res.Head
-		rep.Push, err = t.g.Push(e.ctx, o)
-		if err != nil {
-			err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run the same command again (the port finds the branch up to date and only pushes)",
-				err, res.Branch, res.Head[:min(12, len(res.Head))])
-			rep.PushError = err.Error()
-		}
-	}
-	if jsonOut {
-		if jerr := writeJSON(e.stdout, rep); jerr != nil {
-			return jerr
-		}
-		return err
-	}
-	if werr := res.WriteText(e.stdout); werr != nil {
-		return werr
-	}
-	switch {
-	case len(res.Commits) == 0:
-		fmt.Fprintln(e.stdout, "nothing to push")
-	case rep.Push != nil: // nil when the push failed; the error says so
-		return rep.Push.WriteText(e.stdout, res.Branch)
-	}
-	return err
-}
-
 // readPatches reads the named patch files; "-" is standard input.
-func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
-	var inputs []port.Input
+func readPatches(stdin io.Reader, names []string) ([]job.Patch, error) {
+	var inputs []job.Patch
 	if i := slices.Index(names, "-"); i >= 0 && slices.Contains(names[i+1:], "-") {
 		return nil, usagef("standard input (-) is given twice; it can be read only once")
 	}
@@ -216,27 +170,20 @@ func readPatches(stdin io.Reader, names []string) ([]port.Input, error) {
 		if err != nil {
 			return nil, usagef("reading patch: %v", err)
 		}
-		inputs = append(inputs, port.Input{Name: name, Data: data})
+		inputs = append(inputs, job.Patch{Name: name, Data: data})
 	}
 	return inputs, nil
 }
 
-// remapsFlag collects repeated -remap flags, parsed as they are given.
-type remapsFlag []port.Remap
+// remapsFlag collects repeated -remap flags, checked as they are given.
+type remapsFlag []string
 
-func (r *remapsFlag) String() string {
-	s := make([]string, len(*r))
-	for i, rm := range *r {
-		s[i] = rm.String()
-	}
-	return strings.Join(s, ",")
-}
+func (r *remapsFlag) String() string { return strings.Join(*r, ",") }
 
 func (r *remapsFlag) Set(s string) error {
-	rm, err := port.ParseRemap(s)
-	if err != nil {
+	if _, err := port.ParseRemap(s); err != nil {
 		return err
 	}
-	*r = append(*r, rm)
+	*r = append(*r, s)
 	return nil
 }

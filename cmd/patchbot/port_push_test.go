@@ -152,7 +152,7 @@ func TestPortPushGerrit(t *testing.T) {
 	_, stderr := runPort(1, "-push", "-gerrit", server, "-project", "no-such-project-"+node[:8])
 	wantErr := "patchbot port: push failed: Gerrit " + server + ": push of " + head[:12] + " to refs/for/master: pushing: 403 Forbidden"
 	if !strings.HasPrefix(stderr, wantErr) || strings.Count(stderr, "\n") != 1 ||
-		!strings.Contains(stderr, "The port itself succeeded: branch "+branch+" (at "+head[:12]+") is kept, nothing is lost; to retry, run the same command again") {
+		!strings.Contains(stderr, "The port itself succeeded: branch "+branch+" (at "+head[:12]+") is kept, nothing is lost; to retry, run it again") {
 		t.Errorf("failed push: want one line starting %q that says the port is kept, got:\n%s", wantErr, stderr)
 	}
 	if got := git("rev-parse", branch); got != head {

@@ -100,12 +100,8 @@ section. See docs/run.md.`,
 			}
 			req := &job.Request{Repo: *repo, Onto: *onto, Keep: *keep, DryRun: *dryRun, Branch: *pf.branch}
 			if !isExample {
-				inputs, err := readPatches(e.stdin, args)
-				if err != nil {
+				if req.Patches, err = readPatches(e.stdin, args); err != nil {
 					return err
-				}
-				for _, in := range inputs {
-					req.Patches = append(req.Patches, job.Patch{Name: in.Name, Data: in.Data})
 				}
 			}
 			if *at != "" {
@@ -119,10 +115,7 @@ section. See docs/run.md.`,
 			req.Bench = job.BenchSettings{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, OutDir: *outDir}
 			switch {
 			case *pf.push:
-				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: &job.Push{
-					Project: *pf.project, Topic: *pf.topic, Hashtags: pf.hashtags,
-					Reviewers: pf.reviewers, CC: pf.cc, WIP: *pf.wip,
-				}}
+				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: pf.push1()}
 			case *change != "":
 				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Change: *change}
 			}

@@ -41,7 +41,8 @@ type Env struct {
 // A SetupError is a job refused before anything was done because of the
 // configuration or the environment rather than the request: a review
 // target without credentials, say. Field names the part of the request it
-// concerns.
+// concerns, or is "" when the error names its own cause (a variable of the
+// environment).
 type SetupError struct {
 	Field string
 	Err   error

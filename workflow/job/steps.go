@@ -76,7 +76,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	}
 	if out.Push, err = g.Push(ctx, o); err != nil {
 		out.Push = nil
-		err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run the same job again (the port finds the branch up to date and only pushes)",
+		err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run it again (the port finds the branch up to date and only pushes)",
 			err, res.Branch, shortHash(res.Head))
 		out.PushError = err.Error()
 		return out, err
@@ -335,7 +335,9 @@ func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *re
 	}
 	client, signedIn, err := NewGerrit(server, env.Getenv, ReviewOptions(rc, req.DryRun, env.Log))
 	if err != nil {
-		return nil, nil, &SetupError{Field: field, Err: err}
+		// The environment's credentials themselves are wrong: the
+		// error says which variable.
+		return nil, nil, &SetupError{Err: err}
 	}
 	if !signedIn && !req.DryRun {
 		u, _ := url.Parse(server)
