@@ -1,16 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"net/url"
-	"os"
 	"time"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/freeze"
-	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/job"
 )
 
 // exitFrozen is freeze's exit status for a frozen tree, so that scripts
@@ -83,42 +80,18 @@ on the change failed. See docs/freeze.md.`,
 			if err != nil {
 				return err
 			}
-			src, err := freeze.FromConfig(&cfg.Freeze, *offline)
-			if err != nil {
-				return setupError{err}
+			req := &job.Request{Steps: []string{job.StepFreeze}, Branch: *branch, At: at, DryRun: *dryRun,
+				Freeze: job.FreezeSettings{Offline: *offline, Apply: *apply}}
+			if *gerritURL != "" || *apply {
+				req.Gerrit = &job.Gerrit{Server: *gerritURL, Change: *change}
 			}
-			if *gerritURL != "" {
-				if _, err := review.CheckServerURL(*gerritURL); err != nil {
-					return usagef("-gerrit: %v", err)
-				}
+			fr, err := job.Freeze(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot freeze: "}})
+			if fr == nil {
+				return jobError(err, map[string]string{"branch": "-branch", "gerrit.change": "-apply"})
 			}
-			if !*offline {
-				if err := src.AddLive(&cfg.Freeze.Live, *gerritURL, os.Getenv); err != nil {
-					return setupError{err}
-				}
-			}
-			st, err := freeze.Check(e.ctx, src, *branch, at)
-			if err != nil {
-				if _, ok := errors.AsType[*freeze.BranchError](err); ok {
-					return usagef("-branch: %v", err)
-				}
-				if _, ok := errors.AsType[*freeze.DateError](err); ok {
-					return usagef("-at: %v", err)
-				}
-				return setupError{err}
-			}
-
-			var res *freeze.ApplyResult
-			var applyErr error
-			if *apply {
-				g, err := applyTarget(e, cfg, *gerritURL, *dryRun)
-				if err != nil {
-					return err
-				}
-				res, applyErr = freeze.Apply(e.ctx, g, *change, st, *dryRun)
-			}
+			st, res, applyErr := fr.Status, fr.Apply, err
 			if *jsonOut {
-				if err := writeJSON(e.stdout, freezeReport{Status: st, Apply: res}); err != nil {
+				if err := writeJSON(e.stdout, fr); err != nil {
 					return err
 				}
 			} else {
@@ -151,36 +124,6 @@ func parseAt(s string) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not a date like 2014-11-06 (or a time like 2014-11-06T15:04:05Z)", s)
-}
-
-// applyTarget returns the Gerrit client -apply writes through, checked
-// before anything is done: no server, or no credentials outside a dry
-// run, is a setup error.
-func applyTarget(e *env, cfg *config.Config, gerritURL string, dryRun bool) (*review.Gerrit, error) {
-	server, err := gerritServerURL(gerritURL, &cfg.Review)
-	if err != nil {
-		return nil, err
-	}
-	if server == "" {
-		return nil, usagef("-apply needs -gerrit URL (or review.gerrit in the configuration)")
-	}
-	g, signedIn, err := newGerrit(server, reviewOptions(e, "freeze", &cfg.Review, dryRun))
-	if err != nil {
-		return nil, setupError{err}
-	}
-	if !signedIn && !dryRun {
-		u, _ := url.Parse(server)
-		return nil, setupError{fmt.Errorf("-apply: no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
-			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
-	}
-	return g, nil
-}
-
-// A freezeReport is what 'patchbot freeze -json' prints: the status, and
-// what -apply did.
-type freezeReport struct {
-	*freeze.Status
-	Apply *freeze.ApplyResult `json:"apply,omitempty"`
 }
 
 // A frozenError ends a run whose answer is "frozen" with exit status 3;

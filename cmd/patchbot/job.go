@@ -60,8 +60,15 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 // jobError turns an error of job.Prepare into the command's: a field of
 // the request becomes the flag that sets it, a usage error; a setup
 // problem (credentials) exits 2 without the usage line.
-func jobError(err error) error {
+// Flags that differ from fieldFlags in one command are in extra: freeze
+// names the branch with -branch, not run's -for.
+func jobError(err error, extra ...map[string]string) error {
 	name := func(field string) string {
+		for _, m := range extra {
+			if f, ok := m[field]; ok {
+				return f
+			}
+		}
 		if f := flagFor(field); f != "" {
 			return f
 		}

@@ -274,7 +274,9 @@ func (r *Request) Validate() error {
 		switch {
 		case g.Change != "" && g.Push != nil:
 			return fieldError("gerrit.push", "", "a push posts to the change it pushes: give change or push, not both")
-		case g.Change == "" && g.Push == nil:
+		case g.Change == "" && g.Push == nil && (r.has(StepPost) || r.Freeze.Apply):
+			// Without either, the server is only read (the freeze step's
+			// live signals).
 			return fieldError("gerrit.change", "", "missing: give the change to post to, or a push")
 		case g.Revision != "" && g.Change == "":
 			return fieldError("gerrit.revision", g.Revision, "needs a change")
