@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/remedy"
-	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/job"
 )
 
 var cmdPost = &command{
@@ -61,193 +57,61 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 			if len(args) != 1 {
 				return usagef("want one FILE to post (or - for standard input)")
 			}
-			cfg, err := config.Load(*cfgFile)
-			if err != nil {
-				return err
-			}
-			rc := cfg.Review
 			switch {
 			case *change == "" && *gerritURL != "":
 				return usagef("-gerrit needs -change")
 			case *change == "" && *pr == "":
 				return usagef("nothing to post to: give -change (with -gerrit or review.gerrit) or -github")
-			}
-			var server string
-			if *change != "" {
-				if server, err = gerritServerURL(*gerritURL, &rc); err != nil {
-					return err
-				}
-			}
-			switch {
-			case *change != "" && server == "":
-				return usagef("-change needs -gerrit URL (or review.gerrit in the configuration)")
 			case *revision != "" && *change == "":
 				return usagef("-revision needs -change")
 			}
-			var target review.PullRequest
-			if *pr != "" {
-				if target, err = review.ParsePullRequest(*pr); err != nil {
-					return usagef("-github: %v", err)
-				}
-			}
-			if *kind != "" {
-				if err := review.CheckKind(*kind); err != nil {
-					return usagef("-kind: %v", err)
-				}
-			}
-			// The clients and their credentials are checked before
-			// the input is read or a server asked: a missing password
-			// is a setup error, said at once.
-			opts := reviewOptions(e, "post", &rc, *dryRun)
-			p := &poster{e: e, json: *jsonOut}
-			if *change != "" {
-				if p.gerritClient, _, err = newGerrit(server, opts); err != nil {
-					return setupError{err}
-				}
-				if err := p.gerritClient.CheckAuth("change " + *change); err != nil && !*dryRun {
-					return setupError{fmt.Errorf("%v; nothing was posted", err)}
-				}
-			}
-			if *pr != "" {
-				if p.githubClient, err = review.NewGitHub(review.GitHubAuthFromEnv(os.Getenv), opts); err != nil {
-					return setupError{err}
-				}
-				if err := p.githubClient.CheckAuth(target); err != nil && !*dryRun {
-					return setupError{fmt.Errorf("%v; nothing was posted", err)}
-				}
-				p.githubClient.StepSummary = os.Getenv("GITHUB_STEP_SUMMARY")
-			}
-			in, err := readPostInput(e, args[0])
+			cfg, err := config.Load(*cfgFile)
 			if err != nil {
 				return err
 			}
-			if *kind == "" {
-				*kind = "note"
-				if in.bench != nil {
-					*kind = "bench"
-				}
-			}
+			req := &job.Request{Steps: []string{job.StepPost}, DryRun: *dryRun}
 			if *change != "" {
-				p.gerrit(review.GerritPost{
-					Change:   *change,
-					Revision: *revision,
-					Labels:   rc.Labels,
-					Message:  review.Message{Kind: *kind, Text: in.render(benchrun.Gerrit)},
-				})
+				req.Gerrit = &job.Gerrit{Server: *gerritURL, Change: *change, Revision: *revision}
 			}
 			if *pr != "" {
-				p.github(target, review.Message{Kind: *kind, Text: in.render(benchrun.Markdown)})
+				req.GitHub = &job.GitHub{PullRequest: *pr}
 			}
-			return p.finish()
-		}
-	},
-}
-
-// A postInput is what 'patchbot post' read: a bench result or text.
-type postInput struct {
-	bench *benchrun.Result
-	text  string
-}
-
-// render returns the input as the target shows it best.
-func (in *postInput) render(f benchrun.Format) string {
-	if in.bench != nil {
-		return in.bench.String(f)
-	}
-	return in.text
-}
-
-// readPostInput reads FILE, or standard input for "-". A JSON object must
-// be a bench result: posting raw JSON to a review is never what was meant.
-func readPostInput(e *env, name string) (*postInput, error) {
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(e.stdin)
-		name = "standard input"
-	} else {
-		data, err = os.ReadFile(name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("%s is empty: nothing to post", name)
-	}
-	if trimmed[0] != '{' {
-		return &postInput{text: string(data)}, nil
-	}
-	r := new(benchrun.Result)
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(r); err != nil || len(r.Tables) == 0 {
-		if err == nil {
-			err = errors.New("it has no tables")
-		}
-		return nil, fmt.Errorf("%s is JSON but not a result of 'patchbot bench -json' (%v); post text, or the bench result", name, err)
-	}
-	return &postInput{bench: r}, nil
-}
-
-// A poster posts to each target in turn, going on after a failure so that
-// one broken server does not keep the message from the other.
-type poster struct {
-	e            *env
-	gerritClient *review.Gerrit
-	githubClient *review.GitHub
-	json         bool
-	results      []*review.PostResult
-	errs         []error
-}
-
-func (p *poster) gerrit(post review.GerritPost) {
-	res, err := p.gerritClient.Post(p.e.ctx, post)
-	p.done(res, err, post.Message.Text)
-}
-
-func (p *poster) github(pr review.PullRequest, m review.Message) {
-	res, err := p.githubClient.Post(p.e.ctx, pr, m)
-	p.done(res, err, m.Text)
-}
-
-func (p *poster) done(res *review.PostResult, err error, text string) {
-	if err != nil {
-		p.errs = append(p.errs, err)
-		return
-	}
-	p.results = append(p.results, res)
-	if !p.json {
-		res.WriteText(p.e.stdout, text)
-	}
-}
-
-// A postReport is what 'patchbot post -json' prints.
-type postReport struct {
-	Posts  []*review.PostResult `json:"posts"`
-	Errors []string             `json:"errors,omitempty"`
-}
-
-// finish prints the JSON report, if asked for, and returns the error to
-// exit with: all failures but the last are printed here, the last by run.
-func (p *poster) finish() error {
-	if p.json {
-		rep := postReport{Posts: p.results}
-		if rep.Posts == nil {
-			rep.Posts = []*review.PostResult{}
-		}
-		for _, err := range p.errs {
-			rep.Errors = append(rep.Errors, err.Error())
-		}
-		if err := writeJSON(p.e.stdout, rep); err != nil {
+			if err := req.Validate(); err != nil {
+				return jobError(err)
+			}
+			name, data := args[0], []byte(nil)
+			if name == "-" {
+				name = "standard input"
+				data, err = io.ReadAll(e.stdin)
+			} else {
+				data, err = os.ReadFile(name)
+			}
+			if err != nil {
+				return err
+			}
+			if req.Post, err = job.ParsePost(name, data); err != nil {
+				return err
+			}
+			req.Post.Kind = *kind
+			res, err := job.Post(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot post: "}})
+			if res == nil {
+				return jobError(err)
+			}
+			if *jsonOut {
+				if jerr := writeJSON(e.stdout, res); jerr != nil {
+					return jerr
+				}
+			} else {
+				texts := req.Post.Texts()
+				for _, r := range res.Posts {
+					r.WriteText(e.stdout, texts[r.Server])
+				}
+			}
+			// All failures but the last are printed here, the last by run.
+			for _, msg := range res.Errors[:max(len(res.Errors)-1, 0)] {
+				fmt.Fprintf(e.stderr, "patchbot post: %s\n", remedy.Word(msg, cliWords))
+			}
 			return err
 		}
-	}
-	if len(p.errs) == 0 {
-		return nil
-	}
-	for _, err := range p.errs[:len(p.errs)-1] {
-		fmt.Fprintf(p.e.stderr, "patchbot post: %s\n", remedy.Word(err.Error(), cliWords))
-	}
-	return p.errs[len(p.errs)-1]
+	},
 }

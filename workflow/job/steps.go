@@ -1,7 +1,9 @@
 package job
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -238,12 +240,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	if err := review.CheckKind(kind); err != nil {
 		return nil, fieldError("post.kind", "", "%v", err)
 	}
-	text := func(f benchrun.Format) string {
-		if p.Result != nil {
-			return p.Result.String(f)
-		}
-		return p.Text
-	}
+	texts := p.Texts()
 	// Every client and its credentials are checked before anything is
 	// posted anywhere.
 	var g *review.Gerrit
@@ -278,12 +275,12 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 			Change:   req.Gerrit.Change,
 			Revision: req.Gerrit.Revision,
 			Labels:   cfg.Review.Labels,
-			Message:  review.Message{Kind: kind, Text: text(benchrun.Gerrit)},
+			Message:  review.Message{Kind: kind, Text: texts["gerrit"]},
 		}))
 	}
 	if gh != nil {
 		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
-		done(gh.Post(ctx, pr, review.Message{Kind: kind, Text: text(benchrun.Markdown)}))
+		done(gh.Post(ctx, pr, review.Message{Kind: kind, Text: texts["github"]}))
 	}
 	return res, last
 }
@@ -384,4 +381,37 @@ func shortHash(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// ParsePost reads what to post from data, the content of the input called
+// name: a result of 'patchbot bench -json' (a JSON object, read strictly:
+// posting raw JSON to a review is never what was meant), or any other
+// text, posted as it is.
+func ParsePost(name string, data []byte) (PostSettings, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return PostSettings{}, fmt.Errorf("%s is empty: nothing to post", name)
+	}
+	if trimmed[0] != '{' {
+		return PostSettings{Text: string(data)}, nil
+	}
+	r := new(benchrun.Result)
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(r); err != nil || len(r.Tables) == 0 {
+		if err == nil {
+			err = errors.New("it has no tables")
+		}
+		return PostSettings{}, fmt.Errorf("%s is JSON but not a result of 'patchbot bench -json' (%v); post text, or the bench result", name, err)
+	}
+	return PostSettings{Result: r}, nil
+}
+
+// Texts returns the text Post posts to each kind of server: "gerrit"
+// (plain text) and "github" (Markdown).
+func (p *PostSettings) Texts() map[string]string {
+	if p.Result == nil {
+		return map[string]string{"gerrit": p.Text, "github": p.Text}
+	}
+	return map[string]string{"gerrit": p.Result.String(benchrun.Gerrit), "github": p.Result.String(benchrun.Markdown)}
 }
