@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/job"
 )
 
 var cmdBench = &command{
@@ -66,30 +66,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			bc := cfg.Bench
 			set := make(map[string]bool)
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-			if !set["count"] {
-				*count = bc.Count
-			} else if *count < 1 {
+			if set["count"] && *count < 1 {
 				return usagef("-count must be at least 1")
-			}
-			if !set["benchtime"] {
-				*benchtime = bc.Benchtime
-			} else if err := config.ValidBenchtime(*benchtime); *benchtime != "" && err != nil {
-				return usagef("-benchtime: %v", err)
-			}
-			if !set["timeout"] {
-				*timeout = bc.Timeout
-			} else if *timeout < 0 {
-				return usagef("-timeout must not be negative")
-			}
-			if !set["order"] {
-				*order = bc.Order
-			}
-			ord, err := benchrun.ParseOrder(*order)
-			if err != nil {
-				return usagef("-order: %v", err)
-			}
-			if set["seed"] && ord != benchrun.Shuffled {
-				return usagef("-seed is for the shuffled order; add -order shuffled")
 			}
 			if *jsonOut {
 				*format = string(benchrun.JSON)
@@ -129,32 +107,28 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				if len(args) > 2 {
 					return usagef("too many arguments: at most BASE and HEAD")
 				}
-				opts := benchrun.Options{
-					Dir: *repo, Packages: pkgs, Bench: *bench, Count: *count,
-					Benchtime: *benchtime, CPU: *cpu, Timeout: *timeout,
-					Order: ord, Seed: *seed, OutDir: *outDir, Compare: cmpOpts,
-				}
+				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
+					Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, CPU: *cpu,
+					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
+				}}
 				if len(args) > 0 {
-					opts.Base = args[0]
+					req.Base = args[0]
 				}
 				if len(args) > 1 {
-					opts.Head = args[1]
+					req.Head = args[1]
 				}
-				if ord == benchrun.Shuffled && opts.Seed == 0 {
-					opts.Seed = rand.Uint64N(1 << 53)
-					fmt.Fprintf(e.stderr, "patchbot bench: shuffled order, seed %d (-seed %d repeats it)\n", opts.Seed, opts.Seed)
-				}
+				env := job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot bench: "}}
 				// The line goes to stderr, for someone watching
 				// stdout: neither may be a file or a pipe.
 				if isTerminal(e.stdout) && isTerminal(e.stderr) {
-					opts.Progress = e.stderr
+					env.Progress = e.stderr
 				}
-				res, err = benchrun.Run(e.ctx, opts)
+				res, err = job.Bench(e.ctx, req, cfg, env)
 				if errors.Is(err, benchrun.ErrBadRevision) {
 					return usagef("%v", err)
 				}
 				if err != nil {
-					return err
+					return jobError(err)
 				}
 			}
 			res.Command = commandLine(fs, args)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/review"
 )
@@ -63,7 +64,9 @@ type linePrefixer struct {
 }
 
 func (l *linePrefixer) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(l.w, l.prefix+string(p)); err != nil {
+	// The libraries' lines may hold remedies (internal/remedy): here they
+	// name the command's flags.
+	if _, err := io.WriteString(l.w, l.prefix+remedy.Word(string(p), cliWords)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

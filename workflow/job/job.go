@@ -2,7 +2,9 @@ package job
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 
 	"github.com/patchbot/patchbot/benchrun"
@@ -154,12 +156,19 @@ func benchOptions(b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options
 	if err != nil {
 		return benchrun.Options{}, err
 	}
-	if b.Seed != 0 && ord != benchrun.Shuffled {
-		return benchrun.Options{}, fieldError("bench.seed", "", "is for the shuffled order (bench.order)")
+	seed := b.Seed
+	switch {
+	case seed != 0 && ord != benchrun.Shuffled:
+		return benchrun.Options{}, fieldError("bench.seed", "", "is for the shuffled order: add {bench.order} shuffled")
+	case seed == 0 && ord == benchrun.Shuffled:
+		// Picked here, and said before the run, so that an interrupted
+		// run can be repeated too.
+		seed = rand.Uint64N(1 << 53)
+		fmt.Fprintf(env.Log, "shuffled order, seed %d ({bench.seed} %d repeats it)\n", seed, seed)
 	}
 	return benchrun.Options{
 		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
-		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: b.Seed, OutDir: b.OutDir,
+		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
 		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
 		Progress: env.Progress,
 		Runner:   env.Runner,
