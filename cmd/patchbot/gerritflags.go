@@ -1,54 +1,18 @@
 package main
 
-// What the commands that talk to Gerrit share ('patchbot post' and
-// 'patchbot port -push'): the server from -gerrit or the configuration, the
-// credentials from the environment, the retry policy, and the flags of a
-// push for review.
+// What the commands share: the flags of a push for review ('patchbot port
+// -push', 'patchbot run -push'), the setup error, and the writer of the
+// libraries' log lines.
 
 import (
 	"flag"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/review"
 )
-
-// gerritServerURL returns the Gerrit server to use: the -gerrit flag's
-// value, else review.gerrit of the configuration; "" when neither is set.
-// A URL that is not one, or holds credentials, is a usage error.
-func gerritServerURL(flagValue string, rc *config.Review) (string, error) {
-	s := flagValue
-	if s == "" {
-		s = rc.Gerrit
-	}
-	if s == "" {
-		return "", nil
-	}
-	u, err := review.CheckServerURL(s)
-	if err != nil {
-		return "", usagef("-gerrit: %v", err)
-	}
-	return u, nil
-}
-
-// reviewOptions returns the options of a review client for the command
-// name (job.ReviewOptions), each retry (and, in a dry run, each write not
-// done) logged as a line on stderr.
-func reviewOptions(e *env, name string, rc *config.Review, dryRun bool) review.Options {
-	return job.ReviewOptions(rc, dryRun, &linePrefixer{w: e.stderr, prefix: "patchbot " + name + ": "})
-}
-
-// newGerrit returns a client of the Gerrit server at serverURL, signed in
-// with the credentials of the environment, and reports whether there were
-// any.
-func newGerrit(serverURL string, opts review.Options) (g *review.Gerrit, signedIn bool, err error) {
-	return job.NewGerrit(serverURL, os.Getenv, opts)
-}
 
 // A setupError is a problem with the configuration or the environment
 // found before anything was done: exit status 2, without the usage line.
