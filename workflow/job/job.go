@@ -109,13 +109,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	}
 
 	// The bench step: the request's settings, else the run section's.
-	b := req.Bench
-	if b.Count == 0 {
-		b.Count = cfg.Run.Count
-	}
-	if b.Benchtime == "" {
-		b.Benchtime = cfg.Run.Benchtime
-	}
+	b := req.Bench.orDefaults(cfg.Run.Count, cfg.Run.Benchtime)
 	if o.Bench, err = benchOptions(&b, &cfg.Bench, env); err != nil {
 		return nil, err
 	}
@@ -140,6 +134,18 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 		}
 	}
 	return o, nil
+}
+
+// orDefaults returns b with count and benchtime for the ones it leaves
+// zero.
+func (b BenchSettings) orDefaults(count int, benchtime string) BenchSettings {
+	if b.Count == 0 {
+		b.Count = count
+	}
+	if b.Benchtime == "" {
+		b.Benchtime = benchtime
+	}
+	return b
 }
 
 // benchOptions returns benchrun's options for b, with the configuration's

@@ -191,13 +191,7 @@ func Bench(ctx context.Context, req *Request, cfg *config.Config, env Env) (*ben
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	b := req.Bench
-	if b.Count == 0 {
-		b.Count = cfg.Bench.Count
-	}
-	if b.Benchtime == "" {
-		b.Benchtime = cfg.Bench.Benchtime
-	}
+	b := req.Bench.orDefaults(cfg.Bench.Count, cfg.Bench.Benchtime)
 	o, err := benchOptions(&b, &cfg.Bench, env)
 	if err != nil {
 		return nil, err
