@@ -16,8 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/build/gerrit"
-
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/workflow/review"
 )
@@ -79,14 +77,9 @@ func TestPortPushGerrit(t *testing.T) {
 		}
 		return out.String(), errOut.String()
 	}
-	client := gerrit.NewClient(server, gerrit.BasicAuth(user, password))
-	changes := func() []*gerrit.ChangeInfo {
+	changes := func() []gerrittest.Change {
 		t.Helper()
-		cs, err := client.QueryChanges(context.Background(), "topic:"+topic, gerrit.QueryChangesOpt{Fields: []string{"CURRENT_REVISION", "CURRENT_COMMIT"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cs
+		return gs.Changes(t, "topic:"+topic)
 	}
 
 	// The first push: one new change, its URL printed, with the topic,
@@ -109,18 +102,18 @@ func TestPortPushGerrit(t *testing.T) {
 		t.Fatalf("after the first push, %d changes have topic %s, want 1", len(cs), topic)
 	}
 	c := cs[0]
-	rev := c.Revisions[c.CurrentRevision]
+	rev := c.Current()
 	switch {
-	case fmt.Sprint(c.ChangeNumber) != urls[0][2]:
-		t.Errorf("the change with the topic is %d, the printed one %s", c.ChangeNumber, urls[0][1])
+	case fmt.Sprint(c.Number) != urls[0][2]:
+		t.Errorf("the change with the topic is %d, the printed one %s", c.Number, urls[0][1])
 	case c.ChangeID != id[1] || !strings.Contains(rev.Commit.Message, "\nChange-Id: "+id[1]+"\n"):
-		t.Errorf("change %d has Change-Id %s and message\n%s\nwant the port's %s", c.ChangeNumber, c.ChangeID, rev.Commit.Message, id[1])
-	case c.CurrentRevision != head || rev.PatchSetNumber != 1:
-		t.Errorf("change %d is at patch set %d, %s; want 1, %s", c.ChangeNumber, rev.PatchSetNumber, c.CurrentRevision, head)
+		t.Errorf("change %d has Change-Id %s and message\n%s\nwant the port's %s", c.Number, c.ChangeID, rev.Commit.Message, id[1])
+	case c.CurrentRevision != head || rev.Number != 1:
+		t.Errorf("change %d is at patch set %d, %s; want 1, %s", c.Number, rev.Number, c.CurrentRevision, head)
 	case c.Topic != topic || !slices.Equal(slices.Sorted(slices.Values(c.Hashtags)), []string{"patchbot", "wait-release"}):
-		t.Errorf("change %d has topic %q and hashtags %q; want %q and [patchbot wait-release]", c.ChangeNumber, c.Topic, c.Hashtags, topic)
+		t.Errorf("change %d has topic %q and hashtags %q; want %q and [patchbot wait-release]", c.Number, c.Topic, c.Hashtags, topic)
 	case rev.Commit.Author.Name != "Gopher" || !strings.Contains(rev.Commit.Message, "Fixes #8311.") || strings.Contains(rev.Commit.Message, "R=golang"):
-		t.Errorf("change %d does not hold the ported commit: author %q, message\n%s", c.ChangeNumber, rev.Commit.Author.Name, rev.Commit.Message)
+		t.Errorf("change %d does not hold the ported commit: author %q, message\n%s", c.Number, rev.Commit.Author.Name, rev.Commit.Message)
 	}
 
 	// The same command again: the port is done, Gerrit has the commit.

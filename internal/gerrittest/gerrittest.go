@@ -112,3 +112,46 @@ func (s Server) Messages(t testing.TB, change string) []Message {
 	s.Do(t, "GET", "/changes/"+url.PathEscape(change)+"/messages", nil, &ms)
 	return ms
 }
+
+// A Change is what Gerrit's ChangeInfo tells of a change, as far as tests
+// check it.
+type Change struct {
+	Number          int                 `json:"_number"`
+	ChangeID        string              `json:"change_id"`
+	Project         string              `json:"project"`
+	Branch          string              `json:"branch"`
+	Topic           string              `json:"topic"`
+	Hashtags        []string            `json:"hashtags"`
+	CurrentRevision string              `json:"current_revision"`
+	Revisions       map[string]Revision `json:"revisions"`
+	Messages        []Message           `json:"messages"`
+}
+
+// A Revision is a patch set of a change.
+type Revision struct {
+	Number int    `json:"_number"`
+	Commit Commit `json:"commit"`
+}
+
+// A Commit is the commit of a patch set.
+type Commit struct {
+	Message string `json:"message"`
+	Author  struct {
+		Name  string `json:"name"`
+		Email string `json:"email"`
+	} `json:"author"`
+}
+
+// Current returns the current patch set of c, the zero Revision if Gerrit
+// did not list it.
+func (c Change) Current() Revision { return c.Revisions[c.CurrentRevision] }
+
+// Changes returns the changes that query (Gerrit's search syntax, such as
+// "topic:x") matches, each with its current revision and commit and its
+// review messages.
+func (s Server) Changes(t testing.TB, query string) []Change {
+	t.Helper()
+	var cs []Change
+	s.Do(t, "GET", "/changes/?q="+url.QueryEscape(query)+"&o=CURRENT_REVISION&o=CURRENT_COMMIT&o=MESSAGES", nil, &cs)
+	return cs
+}
