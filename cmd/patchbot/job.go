@@ -4,7 +4,6 @@ import (
 	"errors"
 	"regexp"
 
-	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/job"
 )
 
@@ -57,9 +56,10 @@ func cliWords(field string) string {
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
 
-// jobError turns an error of job.Prepare into the command's: a field of
-// the request becomes the flag that sets it, a usage error; a setup
-// problem (credentials) exits 2 without the usage line.
+// jobError turns an error of the job library into the command's: a field
+// of the request becomes the flag that sets it, a usage error; a setup
+// problem (credentials, the configuration) exits 2 without the usage line;
+// anything else is the job failing, exit 1.
 // Flags that differ from fieldFlags in one command are in extra: freeze
 // names the branch with -branch, not run's -for.
 func jobError(err error, extra ...map[string]string) error {
@@ -83,8 +83,5 @@ func jobError(err error, extra ...map[string]string) error {
 		}
 		return setupError{errors.New(name(se.Field) + ": " + se.Err.Error())}
 	}
-	if _, ok := errors.AsType[*config.Error](err); ok {
-		return err
-	}
-	return setupError{err}
+	return err
 }

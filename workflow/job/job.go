@@ -102,7 +102,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	// a mistake in them is found before anything is ported.
 	o.Freeze.Branch, o.Freeze.At = req.branch(), req.At
 	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	if _, err := checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func benchOptions(b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options
 	}
 	ord, err := benchrun.ParseOrder(order)
 	if err != nil {
-		return benchrun.Options{}, err
+		return benchrun.Options{}, &SetupError{Err: err}
 	}
 	seed := b.Seed
 	switch {

@@ -135,7 +135,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	}
 	src, err := freeze.FromConfig(&cfg.Freeze, req.Freeze.Offline)
 	if err != nil {
-		return nil, err
+		return nil, &SetupError{Err: err}
 	}
 	if !req.Freeze.Offline {
 		server := ""
@@ -143,7 +143,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 			server = req.Gerrit.Server
 		}
 		if err := src.AddLive(&cfg.Freeze.Live, server, env.Getenv); err != nil {
-			return nil, err
+			return nil, &SetupError{Err: err}
 		}
 	}
 	st, err := checkFreeze(ctx, src, req)
@@ -171,7 +171,11 @@ func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freez
 	if de, ok := errors.AsType[*freeze.DateError](err); ok {
 		return nil, fieldError("at", "", "%v", de)
 	}
-	return st, err
+	if err != nil {
+		// Neither calendar nor rule: the configuration's problem.
+		return nil, &SetupError{Err: err}
+	}
+	return st, nil
 }
 
 // branch returns the branch the change is for.
