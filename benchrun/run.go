@@ -209,7 +209,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	if len(pkgs) == 0 {
 		if explicit {
-			return nil, &NoBenchmarksError{fmt.Sprintf("no benchmarks in %s at %s; -pkg must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)}
+			return nil, &NoBenchmarksError{fmt.Sprintf("no benchmarks in %s at %s; {bench.packages} must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)}
 		}
 		return nil, &NoBenchmarksError{fmt.Sprintf("no package changed between %s and %s has benchmarks (changed: %s); name the packages to benchmark with {bench.packages}", o.Base, o.Head, strings.Join(patterns, " "))}
 	}
@@ -325,7 +325,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			f := failures[failOrder[0]]
 			return nil, fmt.Errorf("no benchmark results: %s side, %s: %s:\n%s", f.Side, f.Package, f.Error, f.Tail)
 		}
-		return nil, fmt.Errorf("no benchmark matched -bench %q in %s", o.Bench, strings.Join(info.Packages, " "))
+		return nil, fmt.Errorf("no benchmark matched {bench.bench} %q in %s", o.Bench, strings.Join(info.Packages, " "))
 	}
 	for side, s := range []*Side{&res.Base, &res.Head} {
 		s.Revision, s.Commit = revs[side], commits[side]

@@ -192,7 +192,7 @@ func TestRunErrors(t *testing.T) {
 		{"no match", func(o *Options) {
 			o.Base, o.Head, o.Packages, o.Bench = "HEAD~2", "HEAD~1", []string{"./sum"}, "Nosuch"
 		},
-			[]string{`no benchmark matched -bench "Nosuch" in example.com/bench/sum`}},
+			[]string{`no benchmark matched {bench.bench} "Nosuch" in example.com/bench/sum`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

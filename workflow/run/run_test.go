@@ -85,7 +85,7 @@ func TestRunSteps(t *testing.T) {
 		{name: "dry run", repo: true, opts: Options{Inputs: patch, Bench: quick, DryRun: true},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, scratch: true},
 		{name: "bench fails", repo: true, opts: Options{Inputs: patch, Bench: benchrun.Options{Count: 1, Benchtime: "1x", Bench: "NoSuchBenchmark"}},
-			wantSteps: []string{StepPort, StepFreeze}, wantErr: `bench: no benchmark matched -bench "NoSuchBenchmark"`, branch: true},
+			wantSteps: []string{StepPort, StepFreeze}, wantErr: `bench: no benchmark matched {bench.bench} "NoSuchBenchmark"`, branch: true},
 		{name: "patch does not apply", repo: true, opts: Options{Inputs: []port.Input{{Name: "bad.patch", Data: []byte(strings.Replace(string(example.Patch()), "case int16, *int16", "case int16, *int17", 1))}}},
 			wantErr: "port: bad.patch: changeset 1"},
 		{name: "patches need a repository", opts: Options{Inputs: patch},

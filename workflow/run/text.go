@@ -93,7 +93,7 @@ func (p *Post) writeText(b *bytes.Buffer) error {
 		}
 	}
 	if p.Printed {
-		why := "no review target (-push, -change or -github)"
+		why := "no review target ({gerrit.push}, {gerrit.change} or {github})"
 		if p.Push != nil {
 			why = "dry run: nothing was pushed, so there is no change to post to"
 		}

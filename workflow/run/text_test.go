@@ -51,7 +51,7 @@ func TestWriteStep(t *testing.T) {
 		{"bench, nothing", StepBench, &Result{NoBench: "the patch touches no package with benchmarks"},
 			"\n== bench\nnothing to run: the patch touches no package with benchmarks\n"},
 		{"post, printed", StepPost, &Result{Post: &Post{Message: msg, Printed: true, Posts: []*review.PostResult{}}},
-			"\n== post\nno review target (-push, -change or -github); the message it would post:\n" +
+			"\n== post\nno review target ({gerrit.push}, {gerrit.change} or {github}); the message it would post:\n" +
 				"    The tree is frozen.\n\n    WriteInts 1.51x\n"},
 		{"post, dry run push", StepPost, &Result{Post: &Post{
 			Message: msg, Printed: true,
