@@ -23,6 +23,7 @@ type Config struct {
 	Freeze Freeze `yaml:"freeze" json:"freeze"`
 	Review Review `yaml:"review" json:"review"`
 	Run    Run    `yaml:"run" json:"run"`
+	Serve  Serve  `yaml:"serve" json:"serve"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

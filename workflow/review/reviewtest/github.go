@@ -19,7 +19,7 @@ import (
 
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
 // comments (of any pull request: the fake does not tell them apart),
-// milestones and issues. It serves the API under /api/v3/, as GitHub
+// milestones, issues and users' permissions. It serves the API under /api/v3/, as GitHub
 // Enterprise does, so that a client that builds absolute URLs instead of
 // resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
 // Lists hold two items a page, so that paging is exercised. It records
@@ -36,6 +36,7 @@ type GitHub struct {
 	comments   []Comment
 	milestones []Milestone
 	issues     []Issue
+	perms      map[string]string // login: permission
 	nextID     int64
 	requests   []string // "METHOD PATH"
 	auth       []string // Authorization headers
@@ -84,6 +85,7 @@ func NewGitHub() *GitHub {
 		{"PATCH /repos/{owner}/{repo}/issues/comments/{id}", g.editComment},
 		{"GET /repos/{owner}/{repo}/milestones", g.listMilestones},
 		{"GET /repos/{owner}/{repo}/issues", g.listIssues},
+		{"GET /repos/{owner}/{repo}/collaborators/{login}/permission", g.permission},
 	} {
 		mux.HandleFunc(e.pattern, e.handler)
 	}
@@ -171,6 +173,18 @@ func (g *GitHub) addIssue(is Issue) int {
 	is.Number = 70000 + len(g.issues) + 1
 	g.issues = append(g.issues, is)
 	return is.Number
+}
+
+// SetPermission gives login a permission on the repository: admin,
+// write, read or none (what GitHub's permission field says; a maintainer
+// is write). A login without one has none.
+func (g *GitHub) SetPermission(login, permission string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.perms == nil {
+		g.perms = map[string]string{}
+	}
+	g.perms[strings.ToLower(login)] = permission
 }
 
 // Requests returns the requests received, as "METHOD PATH".
@@ -324,4 +338,16 @@ func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request) {
 	}
 	g.mu.Unlock()
 	page(w, r, out)
+}
+
+func (g *GitHub) permission(w http.ResponseWriter, r *http.Request) {
+	login := r.PathValue("login")
+	g.mu.Lock()
+	p, ok := g.perms[strings.ToLower(login)]
+	g.mu.Unlock()
+	if !ok {
+		p = "none"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"permission": p, "role_name": p, "user": map[string]any{"login": login, "type": "User"}})
 }

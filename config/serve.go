@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Serve is the serve section: who may ask 'patchbot serve' for work in a
+// review comment (/patchbot bench). Anyone not named here, nor given
+// write access on GitHub, gets a polite refusal (docs/serve.md).
+type Serve struct {
+	GitHub ServeGitHub `yaml:"github" json:"github"`
+	Gerrit ServeGerrit `yaml:"gerrit" json:"gerrit"`
+}
+
+// ServeGitHub says who may ask on GitHub besides those with write,
+// maintain or admin permission on the repository.
+type ServeGitHub struct {
+	// Trusted are GitHub logins that may ask whatever their permission.
+	Trusted []string `yaml:"trusted" json:"trusted"`
+}
+
+// ServeGerrit says who may ask on Gerrit.
+type ServeGerrit struct {
+	// Group is the Gerrit group whose members may ask, by name or UUID;
+	// "" is none, and only Trusted may ask.
+	Group string `yaml:"group" json:"group"`
+	// Trusted are accounts that may ask besides the group's members:
+	// account ids (1000042), usernames or emails.
+	Trusted []string `yaml:"trusted" json:"trusted"`
+}
+
+var (
+	gitHubLoginRE   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	gerritAccountRE = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
+)
+
+func (s *ServeGitHub) validate() error {
+	for i, l := range s.Trusted {
+		switch {
+		case strings.HasSuffix(strings.ToLower(l), "[bot]"):
+			return &keyError{"trusted", fmt.Errorf("%q is a bot, and a bot's comments are never commands", l)}
+		case len(l) > 39 || !gitHubLoginRE.MatchString(l):
+			return &keyError{"trusted", fmt.Errorf("%q is not a GitHub login (letters, digits and single hyphens, at most 39)", l)}
+		case slices.ContainsFunc(s.Trusted[:i], func(m string) bool { return strings.EqualFold(m, l) }):
+			return &keyError{"trusted", fmt.Errorf("%q is listed twice", l)}
+		}
+	}
+	return nil
+}
+
+func (s *ServeGerrit) validate() error {
+	g := s.Group
+	switch {
+	case g != strings.TrimSpace(g):
+		return &keyError{"group", fmt.Errorf("%q has spaces around it", g)}
+	case strings.ContainsFunc(g, unicode.IsControl):
+		return &keyError{"group", fmt.Errorf("%q has control characters in it", g)}
+	case len(g) > 255:
+		return &keyError{"group", fmt.Errorf("a name of %d bytes is not a group's: at most 255", len(g))}
+	}
+	for i, a := range s.Trusted {
+		switch {
+		case !gerritAccountRE.MatchString(a) || strings.Trim(a, "0") == "" || len(a) > 255:
+			return &keyError{"trusted", fmt.Errorf("%q is not an account: give its id (1000042), username or email", a)}
+		case slices.Contains(s.Trusted[:i], a):
+			return &keyError{"trusted", fmt.Errorf("%q is listed twice", a)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package command
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParse checks that Parse never panics; that a command it returns is
+// bounded (its arguments, its packages, its line within the message) and
+// re-renders to a line that parses back to the same command; and that
+// every error is an *Error of one line of at most MaxError bytes. The seed
+// corpus is in testdata/fuzz/FuzzParse: hostile arguments, quotes,
+// fences, Gerrit and GitHub messages.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"/patchbot bench -count 10 -bench ^BenchmarkWriteInts$ ./codec",
+		"Patch Set 2:\n\n> /patchbot bench\n\n/patchbot freeze\n",
+		"```\n/patchbot bench\n```\n/patchbot help",
+		"/patchbot bench -count 1000000 -bench ( ../../x",
+		Help(),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := Parse(text)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T is not an *Error: %v", err, err)
+			}
+			msg := err.Error()
+			if len(msg) > MaxError || strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) {
+				t.Fatalf("error is not one short line of UTF-8 (%d bytes): %q", len(msg), msg)
+			}
+			if c != nil {
+				t.Fatalf("a command and an error: %v, %v", c, err)
+			}
+			return
+		}
+		if c == nil {
+			return
+		}
+		lines := strings.Count(text[:min(len(text), MaxMessage)], "\n") + 1
+		switch {
+		case ruleNamed(c.Name) == nil:
+			t.Fatalf("command %q is no rule", c.Name)
+		case c.Line < 1 || c.Line > lines:
+			t.Fatalf("command on line %d of %d", c.Line, lines)
+		case len(c.Args) > MaxArgs || len(c.Packages) > MaxPackages || c.Count < 0 || c.Count > MaxCount || len(c.Bench) > MaxBenchRE:
+			t.Fatalf("command out of bounds: %#v", c)
+		case len(c.String()) > MaxLine:
+			t.Fatalf("command renders to %d bytes", len(c.String()))
+		}
+		for _, p := range c.Packages {
+			if !strings.HasPrefix(p, "./") && p != "." || strings.Contains(p, "..") && !strings.HasSuffix(p, "/...") {
+				t.Fatalf("package %q escapes the repository", p)
+			}
+		}
+		again, err := Parse(c.String())
+		if err != nil {
+			t.Fatalf("%q parses back with an error: %v", c.String(), err)
+		}
+		again.Line = c.Line
+		if !reflect.DeepEqual(again, c) {
+			t.Fatalf("%q parses back as %#v, want %#v", c.String(), again, c)
+		}
+	})
+}
