@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -22,7 +21,7 @@ type DB struct {
 
 func (d DB) String() string { return d.Engine + ":" + d.Path }
 
-// An URLError is a -db URL that Open does not take.
+// A URLError is a -db URL that Open does not take.
 type URLError struct {
 	URL    string
 	Reason string
@@ -141,5 +140,3 @@ func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver,
 	}
 	return db, riversqlite.New(db), nil
 }
-
-var errNoHandler = errors.New("queue: Start needs Options.Handler")

@@ -136,6 +136,8 @@ func (o *Options) withDefaults() (Options, error) {
 	return opts, nil
 }
 
+var errNoHandler = errors.New("queue: Start needs Options.Handler")
+
 // A Queue is an open job queue.
 type Queue struct {
 	db     DB
