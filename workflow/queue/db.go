@@ -1,0 +1,142 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// A DB is a parsed -db URL: which engine holds the queue, and where.
+type DB struct {
+	Engine string // "sqlite"
+	Path   string // for sqlite: the database file
+}
+
+func (d DB) String() string { return d.Engine + ":" + d.Path }
+
+// A URLError is a -db URL that Open does not take.
+type URLError struct {
+	URL    string
+	Reason string
+}
+
+func (e *URLError) Error() string { return fmt.Sprintf("queue database %q: %s", e.URL, e.Reason) }
+
+// Supported names the -db URL forms Open takes, for messages and help.
+const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path)"
+
+// ParseURL parses a -db URL. The forms are those of River's own tools:
+// sqlite:FILE and sqlite://FILE are the file FILE, relative to the working
+// directory unless absolute (sqlite:/var/lib/q.db and sqlite:///var/lib/q.db
+// are the same file). A bare path is refused, so that the value always says
+// which engine it is for; so are an empty path, :memory: (a queue must
+// outlive its process) and a '?' (SQLite options are patchbot's to set).
+// postgres:// URLs are refused for now: they come with scale-out.
+func ParseURL(s string) (DB, error) {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, `/\.`) {
+		hint := ""
+		if s != "" {
+			hint = fmt.Sprintf(" (for a file, sqlite:%s)", s)
+		}
+		return DB{}, &URLError{s, "want " + Supported + hint}
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite":
+		path := strings.TrimPrefix(rest, "//")
+		switch {
+		case path == "":
+			return DB{}, &URLError{s, "no file: want " + Supported}
+		case path == ":memory:":
+			return DB{}, &URLError{s, "an in-memory queue loses its jobs with the process: give a file"}
+		case strings.ContainsAny(path, "?\x00"):
+			return DB{}, &URLError{s, "a file name with '?' or NUL is not supported (SQLite's options are set by patchbot)"}
+		}
+		return DB{Engine: "sqlite", Path: filepath.Clean(path)}, nil
+	case "postgres", "postgresql":
+		return DB{}, &URLError{s, "PostgreSQL comes with scale-out; for now the queue is " + Supported}
+	}
+	return DB{}, &URLError{s, fmt.Sprintf("unknown engine %q: want %s", scheme, Supported)}
+}
+
+// DefaultPath is the queue's file when -db is not given:
+// $XDG_STATE_HOME/patchbot/queue.db, or ~/.local/state/patchbot/queue.db
+// when XDG_STATE_HOME is not set (or not absolute, as the XDG spec asks).
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(dir) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("queue database: no state directory: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "patchbot", "queue.db"), nil
+}
+
+// DefaultURL is the -db URL of DefaultPath.
+func DefaultURL() (string, error) {
+	p, err := DefaultPath()
+	if err != nil {
+		return "", err
+	}
+	return "sqlite:" + p, nil
+}
+
+// busyTimeoutMS is how long a statement waits for another process's write
+// lock (a status command reading the file while serve runs) before
+// failing with SQLITE_BUSY.
+const busyTimeoutMS = 10000
+
+// sqliteDSN is modernc's data source name for the file: WAL journaling
+// (River's own SQLite tests depend on it to avoid "database is locked"),
+// a busy timeout, and transactions that take the write lock when they
+// begin (BEGIN IMMEDIATE), so that two processes on one file wait for each
+// other instead of failing on a lock upgrade.
+func sqliteDSN(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Set("_txlock", "immediate")
+	// Not "file:" + path: a plain file name is not read as a URI, so '%'
+	// and '#' in it mean themselves.
+	return path + "?" + q.Encode()
+}
+
+// openSQLite opens (creating if need be) the database file and returns
+// River's driver for it.
+func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("queue database: %w", err)
+	}
+	db, err := sql.Open("sqlite", sqliteDSN(path))
+	if err != nil {
+		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+	}
+	// River works from several goroutines; SQLite allows one writer at a
+	// time and answers others with SQLITE_BUSY. One connection serialises
+	// them in the pool instead, as riversqlite's documentation and River's
+	// own tests do.
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		db.Close()
+		return nil, nil, fmt.Errorf("queue database %s: journal mode is %q, not WAL (is the file on a file system without shared memory?)", path, mode)
+	}
+	return db, riversqlite.New(db), nil
+}

@@ -1,0 +1,462 @@
+// Package queue is patchbot's durable job queue: River
+// (github.com/riverqueue/river) behind a small interface, so that the
+// server, its status page and its tests see jobs, not River.
+//
+// A job is an Args: its identity (review, revision, command, who asked,
+// which delivery) and the job.Request it runs. Open opens the queue named
+// by a -db URL (for now sqlite:FILE: River's SQLite driver over the pure-Go
+// modernc.org/sqlite) and brings its schema up to date; Insert adds a job,
+// or reports that the same (review, revision, command) is already there;
+// Start works jobs with the caller's Handler; Stop stops; Jobs lists them
+// for a status page.
+//
+// Execution is at least once: a job whose process died is run again once
+// River's rescuer finds it (Options.RescueAfter), so a handler's effects,
+// above all its reply on the review, must be idempotent (post's marker).
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/patchbot/patchbot/workflow/job"
+)
+
+// Defaults of Options.
+const (
+	// DefaultTimeout fits benchmarks: several packages, both sides, many
+	// runs each. River's own default is one minute.
+	DefaultTimeout = 30 * time.Minute
+	// DefaultRescueMargin is added to the timeout to make the rescue
+	// delay: long enough for a job that hit its timeout to notice its
+	// cancelled context and return (River waits JobStuckThreshold, 10 s,
+	// before calling such a job stuck).
+	DefaultRescueMargin = 5 * time.Minute
+	// DefaultMaxAttempts is small: a failure that five tries with River's
+	// backoff (1 s, 16 s, 81 s, 256 s) do not mend needs a person.
+	DefaultMaxAttempts = 5
+	// DefaultGrace is how long Stop lets running jobs finish.
+	DefaultGrace = time.Minute
+	// DefaultWorkers is one: two benchmark jobs on one machine spoil
+	// each other's numbers.
+	DefaultWorkers = 1
+	// DefaultRetention is how long finished jobs are kept: for the status
+	// page, and because a kept job is what makes a late redelivery a
+	// duplicate.
+	DefaultRetention = 30 * 24 * time.Hour
+)
+
+// A Handler does one job. An error makes River retry the job with backoff,
+// up to Options.MaxAttempts, unless it is permanent (Permanent, or a
+// *job.FieldError): then the job is cancelled and not run again. The
+// context ends when the job's timeout passes or the queue stops.
+type Handler func(ctx context.Context, j *Job) error
+
+// A Job is one attempt at a queued job, as a Handler sees it.
+type Job struct {
+	ID          int64
+	Args        Args
+	Attempt     int            // 1 on the first run
+	MaxAttempts int            // the last attempt there will be
+	Errors      []AttemptError // of the attempts before this one
+}
+
+// Options configure a Queue. The zero value takes the defaults above.
+type Options struct {
+	// Handler works the jobs; nil makes a queue that only inserts and
+	// lists (Start refuses).
+	Handler Handler
+	// Timeout is how long one attempt may run before its context is
+	// cancelled.
+	Timeout time.Duration
+	// RescueAfter is how long a job may stay running before River's
+	// rescuer takes it for the job of a dead process and runs it again.
+	// It must exceed Timeout; zero is Timeout + DefaultRescueMargin.
+	// The rescuer runs on the elected leader, at its election and every
+	// 30 s after.
+	RescueAfter time.Duration
+	// MaxAttempts is how many times a failing job is tried in all.
+	MaxAttempts int
+	// Grace is how long Stop waits for running jobs before it cancels
+	// them.
+	Grace time.Duration
+	// Workers is how many jobs run at once.
+	Workers int
+	// Retention is how long completed, cancelled and discarded jobs are
+	// kept.
+	Retention time.Duration
+	// Logger receives River's log; nil logs warnings and errors to
+	// stderr (River's own default is stdout, where -json output goes).
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() (Options, error) {
+	opts := *o
+	if opts.Timeout == 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.RescueAfter == 0 {
+		opts.RescueAfter = opts.Timeout + DefaultRescueMargin
+	}
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.Grace == 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers
+	}
+	if opts.Retention == 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	switch {
+	case opts.Timeout < 0:
+		return opts, fmt.Errorf("queue: timeout %v: must be positive", opts.Timeout)
+	case opts.RescueAfter <= opts.Timeout:
+		return opts, fmt.Errorf("queue: rescue delay %v must exceed the job timeout %v, or live jobs are run twice", opts.RescueAfter, opts.Timeout)
+	case opts.MaxAttempts < 0, opts.Workers < 0, opts.Grace < 0, opts.Retention < 0:
+		return opts, fmt.Errorf("queue: negative option")
+	}
+	return opts, nil
+}
+
+var errNoHandler = errors.New("queue: Start needs Options.Handler")
+
+// A Queue is an open job queue.
+type Queue struct {
+	db     DB
+	opts   Options
+	client engine
+	close  func() error // the database
+
+	mu       sync.Mutex
+	started  bool
+	stopping bool
+	stopped  bool
+}
+
+// engine is what Queue uses of a River client, whatever its driver: the
+// seam where PostgreSQL (riverpgxv5) comes in beside SQLite, as another
+// river.Client[TTx].
+type engine interface {
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+}
+
+var _ engine = (*river.Client[*sql.Tx])(nil)
+
+// Open opens the queue at dbURL (see ParseURL), creating the database if
+// need be and running River's migrations on it, which is a no-op when the
+// schema is current. It does not start working jobs: see Start.
+func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	db, err := ParseURL(dbURL)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{db: db, opts: o}
+	switch db.Engine {
+	case "sqlite":
+		pool, driver, err := openSQLite(ctx, db.Path)
+		if err != nil {
+			return nil, err
+		}
+		q.client, err = newEngine(ctx, driver, q)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("queue database %s: %w", db, err)
+		}
+		q.close = pool.Close
+	default:
+		panic("queue: ParseURL returned engine " + db.Engine)
+	}
+	return q, nil
+}
+
+// newEngine migrates the database behind driver and makes the River
+// client, for any of River's drivers.
+func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *Queue) (engine, error) {
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: q.opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("migrating River's schema: %w", err)
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {
+		return nil, err
+	}
+	o := q.opts
+	cfg := &river.Config{
+		JobTimeout:                  o.Timeout,
+		RescueStuckJobsAfter:        o.RescueAfter,
+		MaxAttempts:                 o.MaxAttempts,
+		SoftStopTimeout:             o.Grace,
+		CompletedJobRetentionPeriod: o.Retention,
+		CancelledJobRetentionPeriod: o.Retention,
+		DiscardedJobRetentionPeriod: o.Retention,
+		Logger:                      o.Logger,
+		Workers:                     workers,
+	}
+	if o.Handler != nil {
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+	}
+	return river.NewClient(driver, cfg)
+}
+
+// DB is the database the queue is in.
+func (q *Queue) DB() DB { return q.db }
+
+// An InsertResult is what Insert did.
+type InsertResult struct {
+	ID int64 // the job's id: the new job's, or the one already queued
+	// Duplicate reports that a job with the same (review, revision,
+	// command) was already queued, running or done, so nothing was
+	// inserted.
+	Duplicate bool
+	State     string // the job's state now
+}
+
+// Insert queues a job after checking it (Args.Validate): a job that
+// could never run is refused here rather than retried.
+func (q *Queue) Insert(ctx context.Context, a *Args) (InsertResult, error) {
+	if err := a.Validate(); err != nil {
+		return InsertResult{}, err
+	}
+	res, err := q.client.Insert(ctx, *a, nil)
+	if err != nil {
+		return InsertResult{}, fmt.Errorf("queue: inserting %s: %w", a, err)
+	}
+	return InsertResult{ID: res.Job.ID, Duplicate: res.UniqueSkippedAsDuplicate, State: string(res.Job.State)}, nil
+}
+
+// Start starts working jobs with Options.Handler, in the background, until
+// Stop. Jobs inserted before, by this queue or by another process on the
+// same database, are worked too.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.opts.Handler == nil {
+		return errNoHandler
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopping || q.stopped {
+		return errors.New("queue: Start after Stop")
+	}
+	if q.started {
+		return nil
+	}
+	// Cancelling ctx later is a soft stop, as Stop is: the jobs' contexts
+	// do not inherit its cancellation.
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("queue: starting: %w", err)
+	}
+	q.started = true
+	return nil
+}
+
+// Stop stops taking jobs, lets running ones finish for Options.Grace,
+// then cancels their contexts and waits for them to return; a job
+// interrupted so is put back, not counted as a failed attempt, and runs
+// when a queue next starts. Then it closes the database. If ctx ends
+// first, Stop returns its error and leaves the database open under the
+// jobs still running; the process may exit, and those jobs are rescued
+// later.
+func (q *Queue) Stop(ctx context.Context) error {
+	q.mu.Lock()
+	if q.stopped {
+		q.mu.Unlock()
+		return nil
+	}
+	q.stopping = true
+	started := q.started
+	q.mu.Unlock()
+
+	if started {
+		if err := q.client.Stop(ctx); err != nil {
+			return fmt.Errorf("queue: stopping: %w", err)
+		}
+	}
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	if err := q.close(); err != nil {
+		return fmt.Errorf("queue database %s: closing: %w", q.db, err)
+	}
+	return nil
+}
+
+func (q *Queue) isStopping() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.stopping
+}
+
+// worker is River's worker for Args: it runs the queue's Handler.
+type worker struct {
+	river.WorkerDefaults[Args]
+	q *Queue
+}
+
+// Timeout overrides River's one-minute default with the queue's.
+func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.q.opts.Timeout }
+
+func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
+	if w.q.opts.Handler == nil {
+		// Only a queue with a handler has a River queue to fetch from.
+		return errNoHandler
+	}
+	j := &Job{
+		ID:          rj.ID,
+		Args:        rj.Args,
+		Attempt:     rj.Attempt,
+		MaxAttempts: rj.MaxAttempts,
+		Errors:      attemptErrors(rj.Errors),
+	}
+	if err := j.Args.Validate(); err != nil {
+		// Stored by another version, or by hand: retrying cannot help.
+		return river.JobCancel(err)
+	}
+	err := w.q.opts.Handler(ctx, j)
+	switch {
+	case err == nil:
+		return nil
+	case isPermanent(err):
+		return river.JobCancel(err)
+	case ctx.Err() != nil && w.q.isStopping():
+		// Interrupted by Stop, not failed: back in the queue at once,
+		// and this attempt does not count.
+		return river.JobSnooze(0)
+	}
+	return err
+}
+
+// Permanent marks err as a failure that running the job again cannot
+// mend (a request the configuration refuses, a review that is gone): the
+// job is cancelled instead of retried.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// isPermanent reports whether err was marked Permanent or is a request
+// that is not valid (*job.FieldError).
+func isPermanent(err error) bool {
+	var p *permanentError
+	var f *job.FieldError
+	return errors.As(err, &p) || errors.As(err, &f)
+}
+
+// An AttemptError is the error of one failed attempt.
+type AttemptError struct {
+	At      time.Time `json:"at"`
+	Attempt int       `json:"attempt"`
+	Error   string    `json:"error"`
+}
+
+func attemptErrors(es []rivertype.AttemptError) []AttemptError {
+	var out []AttemptError
+	for _, e := range es {
+		out = append(out, AttemptError{At: e.At, Attempt: e.Attempt, Error: e.Error})
+	}
+	return out
+}
+
+// JobInfo is a job as a status page shows it.
+type JobInfo struct {
+	ID       int64  `json:"id"`
+	Kind     string `json:"kind"`
+	Review   string `json:"review"`
+	Revision string `json:"revision"`
+	Command  string `json:"command"`
+	Who      string `json:"who,omitempty"`
+	// State is River's: available, scheduled, running, retryable,
+	// completed, cancelled or discarded (pending is unused here).
+	State       string         `json:"state"`
+	Attempt     int            `json:"attempt"`
+	MaxAttempts int            `json:"max_attempts"`
+	Errors      []AttemptError `json:"errors,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+	ScheduledAt time.Time      `json:"scheduled_at"`
+	AttemptedAt time.Time      `json:"attempted_at,omitzero"`
+	FinalizedAt time.Time      `json:"finalized_at,omitzero"`
+}
+
+// Jobs lists up to limit jobs, the newest first, in any state River still
+// keeps (see Options.Retention).
+func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	params := river.NewJobListParams().First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
+	res, err := q.client.JobList(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("queue: listing jobs: %w", err)
+	}
+	out := make([]JobInfo, 0, len(res.Jobs))
+	for _, r := range res.Jobs {
+		info := JobInfo{
+			ID:          r.ID,
+			Kind:        r.Kind,
+			State:       string(r.State),
+			Attempt:     r.Attempt,
+			MaxAttempts: r.MaxAttempts,
+			Errors:      attemptErrors(r.Errors),
+			CreatedAt:   r.CreatedAt,
+			ScheduledAt: r.ScheduledAt,
+		}
+		if r.AttemptedAt != nil {
+			info.AttemptedAt = *r.AttemptedAt
+		}
+		if r.FinalizedAt != nil {
+			info.FinalizedAt = *r.FinalizedAt
+		}
+		if r.Kind == Kind {
+			// The identity only: the request (its patches) is not
+			// decoded into the listing.
+			var id struct {
+				Review   string `json:"review"`
+				Revision string `json:"revision"`
+				Command  string `json:"command"`
+				Who      string `json:"who"`
+			}
+			if err := json.Unmarshal(r.EncodedArgs, &id); err == nil {
+				info.Review, info.Revision, info.Command, info.Who = id.Review, id.Revision, id.Command, id.Who
+			}
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
