@@ -80,14 +80,15 @@ func definePushFlags(fs *flag.FlagSet) *pushFlags {
 	return f
 }
 
-// checkGiven refuses the flags that need -push without it.
-func (f *pushFlags) checkGiven(fs *flag.FlagSet) error {
+// checkGiven refuses the flags that need -push without it, but those in
+// allowed, which mean something else too in the command.
+func (f *pushFlags) checkGiven(fs *flag.FlagSet, allowed ...string) error {
 	if *f.push {
 		return nil
 	}
 	var given []string
 	fs.Visit(func(fl *flag.Flag) {
-		if slices.Contains(pushOnly, fl.Name) {
+		if slices.Contains(pushOnly, fl.Name) && !slices.Contains(allowed, fl.Name) {
 			given = append(given, "-"+fl.Name)
 		}
 	})

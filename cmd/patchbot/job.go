@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/workflow/port"
 )
 
 // fieldFlags names the flag that sets each field of a job.Request, so that
@@ -73,6 +74,11 @@ func jobError(err error, extra ...map[string]string) error {
 			return f
 		}
 		return field
+	}
+	if oe, ok := errors.AsType[*port.OptionError](err); ok {
+		// A revision that does not resolve, a branch name git refuses:
+		// the call's mistake, found by the port itself.
+		return usagef("%v", oe)
 	}
 	if fe, ok := errors.AsType[*job.FieldError](err); ok {
 		return usagef("%s", (&job.FieldError{Field: name(fe.Field), Value: fe.Value, Reason: fe.Reason}).Error())

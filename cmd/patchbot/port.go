@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -117,11 +116,6 @@ See docs/port.md.`,
 				return err
 			}
 			res, err := job.Port(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot port: "}})
-			if oe, ok := errors.AsType[*port.OptionError](err); ok {
-				// A revision that does not resolve, a branch name git
-				// refuses: the call's mistake, exit 2.
-				return usagef("%v", oe)
-			}
 			if res == nil {
 				return jobError(err)
 			}

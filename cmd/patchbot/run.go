@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/port"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
 )
 
@@ -82,7 +80,15 @@ section. See docs/run.md.`,
 		return func(e *env, args []string) error {
 			set := make(map[string]bool)
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-			if err := checkRunFlags(set, *pf.push, *change != ""); err != nil {
+			switch {
+			case *pf.push && *change != "":
+				return usagef("-change and -push do not go together: -push posts to the change it pushes")
+			case set["gerrit"] && !*pf.push && *change == "":
+				return usagef("-gerrit needs -push or -change")
+			}
+			// -for also names the branch whose freeze is checked, and
+			// -gerrit also goes with -change.
+			if err := pf.checkGiven(fs, "for", "gerrit"); err != nil {
 				return err
 			}
 			isExample := len(args) == 0 && *repo == ""
@@ -149,40 +155,7 @@ section. See docs/run.md.`,
 			} else if res != nil && res.Kept {
 				fmt.Fprintf(e.stdout, "\nscratch directory kept: %s\n", res.Scratch)
 			}
-			if oe, ok := errors.AsType[*port.OptionError](err); ok {
-				// -onto that does not resolve, a branch name git
-				// refuses: the call's mistake, exit 2, as in port.
-				return usagef("%v", oe)
-			}
-			return err
+			return jobError(err)
 		}
 	},
-}
-
-// checkRunFlags refuses the push flags without -push, but for -for, which
-// also names the branch whose freeze is checked, and -gerrit, which also
-// goes with -change.
-func checkRunFlags(set map[string]bool, push, change bool) error {
-	if push && change {
-		return usagef("-change and -push do not go together: -push posts to the change it pushes")
-	}
-	if push {
-		return nil
-	}
-	var given []string
-	for _, name := range pushOnly {
-		if set[name] && name != "for" && !(name == "gerrit" && change) {
-			given = append(given, "-"+name)
-		}
-	}
-	switch len(given) {
-	case 0:
-		return nil
-	case 1:
-		if given[0] == "-gerrit" {
-			return usagef("-gerrit needs -push or -change")
-		}
-		return usagef("%s needs -push", given[0])
-	}
-	return usagef("%s need -push", strings.Join(given, ", "))
 }
