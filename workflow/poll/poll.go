@@ -322,8 +322,10 @@ func unread(changes []review.ChangeMessages, from time.Time, seen map[string]tim
 			out = append(out, message{c, m})
 		}
 	}
+	// Gerrit dates messages to the second (NoteDb's commit times), so
+	// many share a date: within a change, its own order is kept.
 	slices.SortStableFunc(out, func(a, b message) int {
-		return cmp.Or(a.msg.Date.Compare(b.msg.Date), cmp.Compare(a.change.Number, b.change.Number), strings.Compare(a.msg.ID, b.msg.ID))
+		return cmp.Or(a.msg.Date.Compare(b.msg.Date), cmp.Compare(a.change.Number, b.change.Number))
 	})
 	return out
 }
