@@ -121,6 +121,8 @@ func TestParseErrors(t *testing.T) {
 		{"/patchbot bench a/./b", `line 1: /patchbot bench: package "a/./b": "." may only be the first element, and ... only the last; write a pattern of the repository such as ./codec or ./...`},
 		{"/patchbot bench ./.git", `line 1: /patchbot bench: package "./.git": a path element starts with a dot; write a pattern of the repository such as ./codec or ./...`},
 		{"/patchbot bench " + strings.Repeat("a", MaxPattern+1), `line 1: /patchbot bench: package "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...": longer than 100 bytes; write a pattern of the repository such as ./codec or ./...`},
+		// 99 bytes, but 101 as ./path: found by FuzzParse.
+		{"/patchbot bench " + strings.Repeat("0", MaxPattern-1), `line 1: /patchbot bench: package "./00000000000000000000000000000000000...": longer than 100 bytes as ./path; write a pattern of the repository such as ./codec or ./...`},
 		{"/patchbot bench ./codec codec", `line 1: /patchbot bench: package "codec" is given twice`},
 		{"/patchbot bench " + strings.Repeat("./p ", 0) + pkgs(21), "line 1: /patchbot bench: more than 20 packages: name fewer, or a pattern such as ./... that covers them"},
 		{"/patchbot bench " + strings.Repeat("x ", MaxArgs+1), "line 1: /patchbot bench: 33 arguments: at most 32"},

@@ -204,6 +204,11 @@ func checkPattern(p string) (string, string) {
 	if elems[0] != "." {
 		p = "./" + p
 	}
+	if len(p) > MaxPattern {
+		// Written as ./path, the pattern must still be one that parses:
+		// a reply quotes it, and a rerun reads it back.
+		return bad(fmt.Sprintf("longer than %d bytes as ./path", MaxPattern))
+	}
 	return p, ""
 }
 
