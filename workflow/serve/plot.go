@@ -20,7 +20,7 @@ const (
 	plotRight  = 20
 	plotTop    = 40 // the title and the legend
 	plotRowH   = 36
-	plotMaxLen = 48 // bytes of a benchmark's name shown
+	plotMaxLen = 40 // bytes of a benchmark's name shown: about the label column at 12px
 	colorOld   = "#1f77b4"
 	colorNew   = "#d62728"
 )
