@@ -152,3 +152,39 @@ func (g *Gerrit) get(ctx context.Context, path string, dst any) error {
 	}
 	return json.Unmarshal(bytes.TrimPrefix(body, []byte(")]}'")), dst)
 }
+
+// A PullRequestHead is the commit a pull request is at, and whether it is
+// open, as GitHub answers GET /repos/{owner}/{repo}/pulls/{n}.
+type PullRequestHead struct {
+	SHA   string // the head commit: 40 lower-case hex digits
+	State string // "open" or "closed"
+}
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// PullRequestHead returns the commit pr's head is at now. A server that
+// reads a command from a pull-request comment binds the job to it: GitHub's
+// issue_comment event does not say which commit the comment was written on,
+// so the head is read as soon as the event arrives.
+func (g *GitHub) PullRequestHead(ctx context.Context, pr PullRequest) (PullRequestHead, error) {
+	target := "pull request " + pr.String()
+	op := "reading the head commit"
+	if !ownerRE.MatchString(pr.Owner) || !repoRE.MatchString(pr.Repo) || pr.Repo == "." || pr.Repo == ".." || pr.Number <= 0 {
+		return PullRequestHead{}, &Error{Server: g.server(), Target: target, Op: op, Detail: "not a pull request", Hint: "give OWNER/REPO#N as in github.com/OWNER/REPO/pull/N"}
+	}
+	var p *github.PullRequest
+	err := g.opts.retryRead(ctx, g.server(), target, op, classifyGitHub, gitHubReadHint, func(ctx context.Context) error {
+		var err error
+		p, _, err = g.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+		return err
+	})
+	if err != nil {
+		return PullRequestHead{}, err
+	}
+	h := PullRequestHead{SHA: p.GetHead().GetSHA(), State: p.GetState()}
+	if !shaRE.MatchString(h.SHA) {
+		return PullRequestHead{}, &Error{Server: g.server(), Target: target, Op: op, Status: http.StatusOK,
+			Detail: fmt.Sprintf("GitHub answered the head commit %q", h.SHA), Hint: "expected 40 hex digits; check " + EnvGitHubAPIURL}
+	}
+	return h, nil
+}

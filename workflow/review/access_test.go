@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -132,4 +133,43 @@ func TestGerritInGroup(t *testing.T) {
 	s.Do(t, "PUT", "/groups/"+url.PathEscape(odd), map[string]any{}, nil)
 	s.Do(t, "PUT", "/groups/"+url.PathEscape(odd)+"/members/"+user, nil, nil)
 	check("odd name", odd, user, true)
+}
+
+// TestGitHubPullRequestHead reads a pull request's head commit from the
+// fake: the one set, a pull request that is not there explained, a head
+// that is not a commit refused, and names that would change the URL's path
+// refused before any request.
+func TestGitHubPullRequestHead(t *testing.T) {
+	f, auth := newFakeGitHub(t)
+	g := newTestGitHub(t, auth, Options{})
+	ctx := context.Background()
+	const sha = "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"
+	f.SetHead(7, sha)
+	h, err := g.PullRequestHead(ctx, testPR)
+	if err != nil || h != (PullRequestHead{SHA: sha, State: "open"}) {
+		t.Errorf("PullRequestHead(%v) = %+v, %v; want %s, open", testPR, h, err, sha)
+	}
+	if got, want := f.Requests(), []string{"GET /api/v3/repos/gopher/codec/pulls/7"}; !slices.Equal(got, want) {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+
+	_, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 8})
+	if e, ok := errors.AsType[*Error](err); !ok || !e.Permanent() || !strings.Contains(err.Error(), "pull request gopher/codec#8: reading the head commit: 404") {
+		t.Errorf("missing pull request: %v", err)
+	}
+
+	f.SetHead(9, "HEAD")
+	if h, err := g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 9}); err == nil || h.SHA != "" || !strings.Contains(err.Error(), `"HEAD"`) {
+		t.Errorf("head HEAD: %+v, %v", h, err)
+	}
+
+	n := len(f.Requests())
+	for _, pr := range []PullRequest{{"gopher", "..", 7}, {"go/pher", "codec", 7}, {"gopher", "codec?x=1", 7}, {"gopher", "codec", 0}, {"gopher", "codec", -1}} {
+		if h, err := g.PullRequestHead(ctx, pr); err == nil || h.SHA != "" {
+			t.Errorf("PullRequestHead(%+v) = %+v, %v; want an error", pr, h, err)
+		}
+	}
+	if len(f.Requests()) != n {
+		t.Errorf("refused arguments made requests: %q", f.Requests()[n:])
+	}
 }

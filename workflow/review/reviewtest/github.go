@@ -19,7 +19,7 @@ import (
 
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
 // comments (of any pull request: the fake does not tell them apart),
-// milestones, issues and users' permissions. It serves the API under /api/v3/, as GitHub
+// milestones, issues, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
 // Enterprise does, so that a client that builds absolute URLs instead of
 // resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
 // Lists hold two items a page, so that paging is exercised. It records
@@ -37,6 +37,7 @@ type GitHub struct {
 	milestones []Milestone
 	issues     []Issue
 	perms      map[string]string // login: permission
+	heads      map[int]string    // pull request number: head commit
 	nextID     int64
 	requests   []string // "METHOD PATH"
 	auth       []string // Authorization headers
@@ -86,6 +87,7 @@ func NewGitHub() *GitHub {
 		{"GET /repos/{owner}/{repo}/milestones", g.listMilestones},
 		{"GET /repos/{owner}/{repo}/issues", g.listIssues},
 		{"GET /repos/{owner}/{repo}/collaborators/{login}/permission", g.permission},
+		{"GET /repos/{owner}/{repo}/pulls/{n}", g.pullRequest},
 	} {
 		mux.HandleFunc(e.pattern, e.handler)
 	}
@@ -185,6 +187,18 @@ func (g *GitHub) SetPermission(login, permission string) {
 		g.perms = map[string]string{}
 	}
 	g.perms[strings.ToLower(login)] = permission
+}
+
+// SetHead sets the head commit of pull request n (which need not be among
+// the issues): GET .../pulls/N answers it as an open pull request, and a
+// pull request without a head is not found.
+func (g *GitHub) SetHead(n int, sha string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.heads == nil {
+		g.heads = map[int]string{}
+	}
+	g.heads[n] = sha
 }
 
 // Requests returns the requests received, as "METHOD PATH".
@@ -350,4 +364,18 @@ func (g *GitHub) permission(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"permission": p, "role_name": p, "user": map[string]any{"login": login, "type": "User"}})
+}
+
+func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	g.mu.Lock()
+	sha, ok := g.heads[n]
+	g.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"number": n, "state": "open",
+		"head": map[string]any{"sha": sha, "ref": "feature"}, "base": map[string]any{"ref": "master"}})
 }
