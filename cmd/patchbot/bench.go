@@ -43,7 +43,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		var pkgs stringsFlag
 		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change touches)")
 		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
-		count := fs.Int("count", 0, "runs per side (default: bench.count, 10)")
+		count := fs.Int("count", 0, "runs per side, at most 1000 (default: bench.count, 10)")
 		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
 		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
 		timeout := fs.Duration("timeout", 0, "kill a run that takes longer than `D`, and report it as failed (default: bench.timeout, 10m)")
@@ -117,7 +117,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				if len(args) > 1 {
 					req.Head = args[1]
 				}
-				env := job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot bench: "}}
+				env := job.Env{Log: e.log("bench")}
 				// The line goes to stderr, for someone watching
 				// stdout: neither may be a file or a pipe.
 				if isTerminal(e.stdout) && isTerminal(e.stderr) {

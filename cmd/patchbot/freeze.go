@@ -85,7 +85,7 @@ on the change failed. See docs/freeze.md.`,
 			if *gerritURL != "" || *apply {
 				req.Gerrit = &job.Gerrit{Server: *gerritURL, Change: *change}
 			}
-			fr, err := job.Freeze(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot freeze: "}})
+			fr, err := job.Freeze(e.ctx, req, cfg, job.Env{Log: e.log("freeze")})
 			if fr == nil {
 				return jobError(err, map[string]string{"branch": "-branch", "gerrit.change": "-apply"})
 			}

@@ -25,12 +25,13 @@ func (setupError) ExitCode() int { return exitUsage }
 type linePrefixer struct {
 	w      io.Writer
 	prefix string
+	words  func(field string) string // how remedies are worded (flagWords)
 }
 
 func (l *linePrefixer) Write(p []byte) (int, error) {
 	// The libraries' lines may hold remedies (internal/remedy): here they
 	// name the command's flags.
-	if _, err := io.WriteString(l.w, l.prefix+remedy.Word(string(p), cliWords)); err != nil {
+	if _, err := io.WriteString(l.w, l.prefix+remedy.Word(string(p), l.words)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

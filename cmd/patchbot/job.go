@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"regexp"
+	"strings"
 
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/port"
@@ -46,13 +48,24 @@ var fieldFlags = map[string]string{
 // flagFor returns the flag that sets a field, or "" when none does.
 func flagFor(field string) string { return fieldFlags[indexRE.ReplaceAllString(field, "")] }
 
-// cliWords words a remedy's field references (internal/remedy) as the
-// flags that set them, and leaves any other braces as they are.
-func cliWords(field string) string {
-	if f := flagFor(field); f != "" {
-		return f
+// flagWords returns how the command whose flags are fs words a remedy's
+// field references (internal/remedy): as its own flag where it has one; as
+// another command's ("patchbot port's -fuzz") where only that one has it;
+// else as the field's name. Braces that name no field stay as written.
+func flagWords(fs *flag.FlagSet) func(string) string {
+	return func(field string) string {
+		f := flagFor(field)
+		switch {
+		case f == "":
+			return "{" + field + "}"
+		case f == "PATCH" || fs == nil || fs.Lookup(strings.TrimPrefix(f, "-")) != nil:
+			return f
+		}
+		if name, _, ok := strings.Cut(field, "."); ok && lookup(name) != nil {
+			return "patchbot " + name + "'s " + f
+		}
+		return field
 	}
-	return "{" + field + "}"
 }
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)

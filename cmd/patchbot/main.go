@@ -75,6 +75,16 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	// words words the libraries' remedies as the running command's flags
+	// (flagWords); set by run once the command is known.
+	words func(field string) string
+}
+
+// log returns the writer of the libraries' log lines for the command
+// name: each line on stderr, prefixed, its remedies worded as flags.
+func (e *env) log(name string) io.Writer {
+	return &linePrefixer{w: e.stderr, prefix: "patchbot " + name + ": ", words: e.words}
 }
 
 // A usageError is an error in how patchbot was called: exit status 2, with
@@ -120,6 +130,7 @@ func run(e *env, args []string) int {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runFn := c.setup(fs)
+	e.words = flagWords(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(e.stdout, commandHelp(c))
@@ -137,7 +148,7 @@ func report(e *env, c *command, err error) int {
 		return exitOK
 	}
 	if ue, ok := errors.AsType[*usageError](err); ok {
-		msg := remedy.Word(ue.msg, cliWords)
+		msg := remedy.Word(ue.msg, e.words)
 		if c == nil {
 			fmt.Fprintf(e.stderr, "patchbot: %s\n\n%s", msg, mainUsage())
 		} else {
@@ -148,7 +159,7 @@ func report(e *env, c *command, err error) int {
 	}
 	// The libraries name options as fields of a job request, in braces
 	// (internal/remedy): here they are the command's flags.
-	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), cliWords))
+	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), e.words))
 	if _, ok := errors.AsType[*config.Error](err); ok {
 		return exitUsage
 	}

@@ -115,7 +115,7 @@ See docs/port.md.`,
 			if req.Patches, err = readPatches(e.stdin, args); err != nil {
 				return err
 			}
-			res, err := job.Port(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot port: "}})
+			res, err := job.Port(e.ctx, req, cfg, job.Env{Log: e.log("port")})
 			if res == nil {
 				return jobError(err)
 			}

@@ -93,7 +93,7 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 				return err
 			}
 			req.Post.Kind = *kind
-			res, err := job.Post(e.ctx, req, cfg, job.Env{Log: &linePrefixer{w: e.stderr, prefix: "patchbot post: "}})
+			res, err := job.Post(e.ctx, req, cfg, job.Env{Log: e.log("post")})
 			if res == nil {
 				return jobError(err)
 			}
@@ -109,7 +109,7 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 			}
 			// All failures but the last are printed here, the last by run.
 			for _, msg := range res.Errors[:max(len(res.Errors)-1, 0)] {
-				fmt.Fprintf(e.stderr, "patchbot post: %s\n", remedy.Word(msg, cliWords))
+				fmt.Fprintf(e.stderr, "patchbot post: %s\n", remedy.Word(msg, e.words))
 			}
 			return err
 		}

@@ -63,7 +63,7 @@ section. See docs/run.md.`,
 		change := fs.String("change", "", "post to the Gerrit change `ID` (a number, project~number or Change-Id) instead of pushing")
 		pr := fs.String("github", "", "post to the GitHub pull request `OWNER/REPO#N`")
 		at := fs.String("at", "", "check the freeze at `DATE` (2006-01-02 or RFC 3339) instead of now")
-		count := fs.Int("count", 0, "benchmark runs per side (default: run.count)")
+		count := fs.Int("count", 0, "benchmark runs per side, at most 1000 (default: run.count)")
 		benchtime := fs.String("benchtime", "", "each benchmark run's -test.benchtime `D` (default: run.benchtime)")
 		bench := fs.String("bench", "", "run only the benchmarks matching `REGEXP` (default: all; the example's story for the example)")
 		var pkgs stringsFlag
@@ -129,7 +129,7 @@ section. See docs/run.md.`,
 				req.GitHub = &job.GitHub{PullRequest: *pr}
 			}
 			env := job.Env{
-				Log: &linePrefixer{w: e.stderr, prefix: "patchbot run: "},
+				Log: e.log("run"),
 			}
 			if isTerminal(e.stdout) && !*jsonOut {
 				env.Progress = e.stderr
@@ -140,7 +140,7 @@ section. See docs/run.md.`,
 					// (internal/remedy): word it as flags.
 					var b strings.Builder
 					res.WriteStep(&b, step)
-					io.WriteString(e.stdout, remedy.Word(b.String(), cliWords))
+					io.WriteString(e.stdout, remedy.Word(b.String(), e.words))
 				}
 			}
 			po, err := job.Prepare(e.ctx, req, cfg, env)

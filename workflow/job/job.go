@@ -10,7 +10,6 @@ import (
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/workflow/freeze"
-	"github.com/patchbot/patchbot/workflow/port"
 	"github.com/patchbot/patchbot/workflow/review"
 	"github.com/patchbot/patchbot/workflow/run"
 )
@@ -76,6 +75,11 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	if !req.has(StepPort) && req.has(StepBench) && req.Repo == "" {
+		// A request may be queued before its repository is known (a
+		// worker fills it in), but not run so.
+		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
+	}
 	rc := &cfg.Review
 	o := &run.Options{
 		Repo:   req.Repo,
@@ -92,9 +96,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	if o.Port, err = req.portOptions(cfg); err != nil {
 		return nil, err
 	}
-	for _, p := range req.Patches {
-		o.Inputs = append(o.Inputs, port.Input{Name: p.Name, Data: p.Data})
-	}
+	o.Inputs = req.inputs()
 
 	// The freeze step: the configuration's calendar and rule, offline, so
 	// that the answer depends only on the date and a rerun's message is

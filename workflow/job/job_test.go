@@ -141,6 +141,8 @@ func TestPrepareSetup(t *testing.T) {
 		{"example push without project", Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Push: &Push{}}},
 			"gerrit.push.project: missing: the built-in example's scratch repository has no remote origin to take the project from"},
 		{"unknown branch", Request{Branch: "main"}, `branch: unknown branch "main": the freeze applies to master, and branches named release-branch.RELEASE are release branches (freeze.branches in the configuration)`},
+		{"bench without a repository", Request{Steps: []string{StepBench, StepPost}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true},
+			"repo: missing: the bench step without the port step benchmarks a repository's base and head"},
 		{"date out of range", Request{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, "at: 9999-12-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
 	}
 	for _, tt := range tests {
@@ -239,5 +241,38 @@ func TestRequestFile(t *testing.T) {
 	gs.Do(t, "GET", "/changes/"+res.Post.Change+"/hashtags", nil, &hashtags)
 	if !strings.Contains(strings.Join(hashtags, " "), "wait-release") {
 		t.Errorf("change %s has hashtags %q, want wait-release", res.Post.Change, hashtags)
+	}
+}
+
+// TestDryRunRejects checks that a dry run of the whole job, whose port is
+// made in a scratch clone, writes no rejects into the user's directories
+// when the patch does not apply (job.Port's dry run writes none either).
+func TestDryRunRejects(t *testing.T) {
+	for k, v := range map[string]string{"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
+		"GIT_AUTHOR_NAME": "Gopher", "GIT_AUTHOR_EMAIL": "gopher@example.com",
+		"GIT_COMMITTER_NAME": "Gopher", "GIT_COMMITTER_EMAIL": "gopher@example.com"} {
+		t.Setenv(k, v)
+	}
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		if args[0] == "add" {
+			if err := os.WriteFile(repo+"/a.txt", []byte("a\n"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	rej := t.TempDir() + "/rej"
+	bad := "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"
+	req := &Request{Repo: repo, Patches: []Patch{{Name: "bad.patch", Data: []byte(bad)}}, DryRun: true, Port: PortSettings{RejectDir: rej}}
+	if _, err := Run(context.Background(), req, nil, Env{}); err == nil || !strings.Contains(err.Error(), "does not apply") {
+		t.Fatalf("Run = %v, want the port to fail", err)
+	}
+	if _, err := os.Stat(rej); !os.IsNotExist(err) {
+		t.Errorf("a dry run wrote %s (%v)", rej, err)
 	}
 }

@@ -100,8 +100,8 @@ type BenchSettings struct {
 	Benchtime string   `json:"benchtime,omitempty"` // each run's -test.benchtime
 	OutDir    string   `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
 
-	// The rest, for the bench step on its own (Bench): zero takes the
-	// configuration's bench section; the whole job always takes it.
+	// The rest: zero takes the configuration's bench section, in the
+	// whole job as in the bench step on its own.
 	CPU     string        `json:"cpu,omitempty"`        // the -test.cpu list
 	Timeout time.Duration `json:"timeout_ns,omitempty"` // how long one run may take
 	Order   string        `json:"order,omitempty"`      // interleaved, sequential or shuffled
@@ -129,7 +129,9 @@ type FreezeSettings struct {
 	Offline bool `json:"offline,omitempty"`
 	// Apply acts on the answer: the change gerrit.change is tagged
 	// wait-release while the tree is frozen, and ex-wait-release once
-	// it reopens, with one message saying so (freeze.Apply).
+	// it reopens, with one message saying so (freeze.Apply). It is the
+	// freeze step's on its own (Freeze): the whole job (Run) always tags
+	// the change it posts to.
 	Apply bool `json:"apply,omitempty"`
 }
 
@@ -336,9 +338,6 @@ func (b *BenchSettings) validate() error {
 func (p *PortSettings) validate() error {
 	if p.Fuzz < 0 {
 		return fieldError("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
-	}
-	if p.Author != "" && (!strings.Contains(p.Author, "<") || strings.ContainsAny(p.Author, "\n\r\x00")) {
-		return fieldError("port.author", p.Author, "want 'Name <email>' on one line")
 	}
 	return nil
 }

@@ -55,11 +55,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 			return nil, err
 		}
 	}
-	inputs := make([]port.Input, len(req.Patches))
-	for i, p := range req.Patches {
-		inputs[i] = port.Input{Name: p.Name, Data: p.Data}
-	}
-	res, err := port.Port(ctx, opts, inputs)
+	res, err := port.Port(ctx, opts, req.inputs())
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +80,15 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 		return out, err
 	}
 	return out, nil
+}
+
+// inputs returns the request's patches as the port takes them.
+func (r *Request) inputs() []port.Input {
+	var in []port.Input
+	for _, p := range r.Patches {
+		in = append(in, port.Input{Name: p.Name, Data: p.Data})
+	}
+	return in
 }
 
 // portOptions returns the port's options: the configuration's port
@@ -400,7 +405,7 @@ func ParsePost(name string, data []byte) (PostSettings, error) {
 		if err == nil {
 			err = errors.New("it has no tables")
 		}
-		return PostSettings{}, fmt.Errorf("%s is JSON but not a result of 'patchbot bench -json' (%v); post text, or the bench result", name, err)
+		return PostSettings{}, fmt.Errorf("%s is JSON but not a bench result (%v); post text, or a bench result", name, err)
 	}
 	return PostSettings{Result: r}, nil
 }

@@ -295,7 +295,11 @@ func (r *runner) port(ctx context.Context) error {
 	}
 	o.Repo = r.repo
 	// The port itself is never a dry run: in a dry run it happens in the
-	// scratch clone, which is patchbot's own.
+	// scratch clone, which is patchbot's own, and writes no rejects into
+	// the user's directories.
+	if r.opts.DryRun {
+		o.RejectDir = ""
+	}
 	o.DryRun = false
 	res, err := port.Port(ctx, &o, inputs)
 	if err != nil {

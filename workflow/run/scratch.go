@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/patchbot/patchbot/workflow/port"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,11 @@ func resolve(ctx context.Context, dir, rev string) (string, error) {
 	}
 	h, err := gitOut(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
-		return "", fmt.Errorf("%s names no commit in the repository at %s", rev, dir)
+		if ctx.Err() != nil {
+			return "", err
+		}
+		// The caller's mistake, as the port itself reports it.
+		return "", &port.OptionError{Option: "{onto}", Value: rev, Reason: fmt.Sprintf("no such commit in %s; give a branch, tag or commit of the repository", dir)}
 	}
 	return h, nil
 }
