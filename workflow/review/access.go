@@ -158,6 +158,7 @@ func (g *Gerrit) get(ctx context.Context, path string, dst any) error {
 type PullRequestHead struct {
 	SHA   string // the head commit: 40 lower-case hex digits
 	State string // "open" or "closed"
+	Base  string // the branch it is to be merged into, as "master"
 }
 
 var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -181,7 +182,7 @@ func (g *GitHub) PullRequestHead(ctx context.Context, pr PullRequest) (PullReque
 	if err != nil {
 		return PullRequestHead{}, err
 	}
-	h := PullRequestHead{SHA: p.GetHead().GetSHA(), State: p.GetState()}
+	h := PullRequestHead{SHA: p.GetHead().GetSHA(), State: p.GetState(), Base: p.GetBase().GetRef()}
 	if !shaRE.MatchString(h.SHA) {
 		return PullRequestHead{}, &Error{Server: g.server(), Target: target, Op: op, Status: http.StatusOK,
 			Detail: fmt.Sprintf("GitHub answered the head commit %q", h.SHA), Hint: "expected 40 hex digits; check " + EnvGitHubAPIURL}

@@ -146,8 +146,8 @@ func TestGitHubPullRequestHead(t *testing.T) {
 	const sha = "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"
 	f.SetHead(7, sha)
 	h, err := g.PullRequestHead(ctx, testPR)
-	if err != nil || h != (PullRequestHead{SHA: sha, State: "open"}) {
-		t.Errorf("PullRequestHead(%v) = %+v, %v; want %s, open", testPR, h, err, sha)
+	if err != nil || h != (PullRequestHead{SHA: sha, State: "open", Base: "master"}) {
+		t.Errorf("PullRequestHead(%v) = %+v, %v; want %s, open, master", testPR, h, err, sha)
 	}
 	if got, want := f.Requests(), []string{"GET /api/v3/repos/gopher/codec/pulls/7"}; !slices.Equal(got, want) {
 		t.Errorf("requests %q, want %q", got, want)

@@ -17,6 +17,17 @@ import (
 // freeze hashtag and the posts, each of which reads before it writes and
 // writes only what is missing, so running the job again doubles nothing.
 func (r *runner) post(ctx context.Context) error {
+	if r.opts.Note != nil {
+		note, err := r.opts.Note(ctx)
+		if err != nil {
+			return err
+		}
+		r.res.Note = note
+	}
+	kind := r.opts.Kind
+	if kind == "" {
+		kind = MessageKind
+	}
 	p := &Post{
 		Message: Compose(r.res, benchrun.Gerrit),
 		Posts:   []*review.PostResult{},
@@ -57,7 +68,7 @@ func (r *runner) post(ctx context.Context) error {
 				Change:   change,
 				Revision: revision,
 				Labels:   r.opts.Labels,
-				Message:  review.Message{Kind: MessageKind, Text: p.Message},
+				Message:  review.Message{Kind: kind, Text: p.Message},
 				Once:     true,
 			})
 		}
@@ -73,7 +84,7 @@ func (r *runner) post(ctx context.Context) error {
 		}
 	}
 	if r.opts.PullRequest != nil {
-		res, err := r.opts.GitHub.Post(ctx, *r.opts.PullRequest, review.Message{Kind: MessageKind, Text: p.MarkdownMessage})
+		res, err := r.opts.GitHub.Post(ctx, *r.opts.PullRequest, review.Message{Kind: kind, Text: p.MarkdownMessage})
 		if err != nil {
 			return err
 		}
@@ -106,6 +117,9 @@ func ChangeTriplet(project, branch, changeID string) string {
 // raw results are.
 func Compose(res *Result, f benchrun.Format) string {
 	var b strings.Builder
+	if res.Note != "" {
+		fmt.Fprintf(&b, "%s\n\n", res.Note)
+	}
 	if c := lastCommit(res.Port); c != nil {
 		fmt.Fprintf(&b, "patchbot run: %s\n\n", c.Subject)
 	}

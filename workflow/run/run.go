@@ -111,6 +111,17 @@ type Options struct {
 	// Report, when set, is called as each step ends, with the result so
 	// far, so that a caller can show the job as it moves.
 	Report func(step string, res *Result)
+
+	// Kind is the kind of the review message (review.Message): one per
+	// patch set and kind on Gerrit, one comment per pull request and kind
+	// on GitHub; "" is MessageKind.
+	Kind string
+	// Note, when set, is called as the post step begins; the line it
+	// returns, unless "", is the message's first line (Result.Note). A
+	// server's worker says there which revision was measured when a
+	// newer one exists, read at reply time, not when the job began. An
+	// error stops the post step.
+	Note func(ctx context.Context) (string, error)
 }
 
 // A Result is the record of a run: one field per step, nil for a step that
@@ -136,6 +147,9 @@ type Result struct {
 	// NoBench says why the bench step ran nothing, when it did not: the
 	// patch touches no package with benchmarks. Bench is nil then.
 	NoBench string `json:"no_bench,omitempty"`
+
+	// Note is the line Options.Note gave, first in the review message.
+	Note string `json:"note,omitempty"`
 
 	Error *Failure `json:"error,omitempty"`
 }

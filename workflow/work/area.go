@@ -1,0 +1,296 @@
+package work
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultGitTimeout bounds each git command of a work area: a fetch of a
+// large repository into a new area takes minutes, a later one seconds.
+const DefaultGitTimeout = 15 * time.Minute
+
+// Areas are the work areas of one machine's worker: a directory per
+// repository under Root, each holding a Git repository kept across jobs,
+// so that a job fetches what it needs instead of cloning. One Areas owns
+// its Root: two processes must not share one.
+type Areas struct {
+	// Root holds the areas, one directory each, named by a hash of the
+	// repository's URL (never by text from a review).
+	Root string
+	// GitTimeout bounds each git command; zero is DefaultGitTimeout.
+	GitTimeout time.Duration
+
+	mu    sync.Mutex
+	locks map[string]chan struct{}
+}
+
+// A Source is what a job fetches: the bound commit of a review, by the
+// ref that holds it, from the repository's URL.
+type Source struct {
+	// URL is the repository: https://github.com/OWNER/REPO, a Gerrit
+	// server's SERVER/PROJECT, or a local path in tests. It is fetched
+	// anonymously.
+	URL string
+	// Ref holds the commit: refs/pull/N/head, refs/changes/NN/CHANGE/PS.
+	Ref string
+	// Commit is the commit the job is bound to (40 hex digits). For
+	// Gerrit the ref must be at it (a patch set's ref never moves); for
+	// GitHub it must be the ref's commit or one before it (the pull
+	// request was pushed to since), or be fetchable by its hash.
+	Commit string
+	// Exact says the ref must be at Commit (Gerrit).
+	Exact bool
+	// BaseBranch, when set, is the branch the base is the merge base
+	// with (GitHub: the pull request's base); otherwise the base is the
+	// commit's first parent (Gerrit: the patch set's parent).
+	BaseBranch string
+}
+
+// A Checkout is a work area locked for one job, with the job's commits
+// fetched into it.
+type Checkout struct {
+	Dir  string // the repository: benchmark in it, with Base and Head
+	Head string // the bound commit
+	Base string // its parent, or the merge base with the base branch
+	// Tip is the commit the ref was at when fetched; not Head when the
+	// pull request was pushed to since the job was asked for.
+	Tip string
+
+	a    *Areas
+	lock chan struct{}
+	once sync.Once
+}
+
+// A BindingError is a fetch that did not give the commit the job is
+// bound to: the job must not run on anything else, and running it again
+// cannot help.
+type BindingError struct {
+	Ref, Want, Got string
+}
+
+func (e *BindingError) Error() string {
+	if e.Got == "" {
+		return fmt.Sprintf("%s does not hold commit %s, the one the command was written on: it is not measured (ask again on the current revision)", e.Ref, e.Want)
+	}
+	return fmt.Sprintf("%s is at %s, not at %s, the commit the command was written on: it is not measured", e.Ref, e.Got, e.Want)
+}
+
+var (
+	commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	// refRE is the refs a job fetches, and the base branch's name.
+	refRE    = regexp.MustCompile(`^refs/(pull/[0-9]+/head|changes/[0-9]{2}/[0-9]+/[0-9]+)$`)
+	branchRE = regexp.MustCompile(`^[A-Za-z0-9._/-]+$`)
+)
+
+// dir returns the area of a repository URL.
+func (a *Areas) dir(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return filepath.Join(a.Root, hex.EncodeToString(h[:12]))
+}
+
+// Local refs a job fetches into; removed after each job.
+const (
+	jobRef  = "refs/patchbot/job/head"
+	baseRef = "refs/patchbot/job/base"
+)
+
+// Checkout locks the area of src.URL (waiting for a job in it to end, or
+// for ctx), creates it on first use, fetches src.Ref (and the base
+// branch), checks that the bound commit is what was fetched and computes
+// the base. A *BindingError is a commit that is not there or not the
+// ref's; other errors are the fetch's and may pass. The caller must Close
+// the Checkout.
+func (a *Areas) Checkout(ctx context.Context, src Source) (*Checkout, error) {
+	switch {
+	case !commitRE.MatchString(src.Commit):
+		return nil, fmt.Errorf("work: commit %q: want 40 lower-case hex digits", src.Commit)
+	case !refRE.MatchString(src.Ref):
+		return nil, fmt.Errorf("work: ref %q: want refs/pull/N/head or refs/changes/NN/CHANGE/PS", src.Ref)
+	case src.BaseBranch != "" && (!branchRE.MatchString(src.BaseBranch) || strings.Contains(src.BaseBranch, "..") || strings.HasPrefix(src.BaseBranch, "-")):
+		return nil, fmt.Errorf("work: base branch %q is not a branch name", src.BaseBranch)
+	case src.URL == "" || strings.HasPrefix(src.URL, "-"):
+		return nil, fmt.Errorf("work: repository URL %q", src.URL)
+	}
+	dir := a.dir(src.URL)
+	lock, err := a.lock(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkout{Dir: dir, Head: src.Commit, a: a, lock: lock}
+	if err := c.fetch(ctx, src); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Checkout) fetch(ctx context.Context, src Source) error {
+	a := c.a
+	if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err != nil {
+		if err := os.MkdirAll(a.Root, 0o755); err != nil {
+			return err
+		}
+		if _, err := a.git(ctx, "", "init", "-q", c.Dir); err != nil {
+			return err
+		}
+	}
+	// What a previous job in this area may have left, if it was killed.
+	c.clean(ctx)
+	specs := []string{"+" + src.Ref + ":" + jobRef}
+	if src.BaseBranch != "" {
+		specs = append(specs, "+refs/heads/"+src.BaseBranch+":"+baseRef)
+	}
+	if _, err := a.git(ctx, c.Dir, append([]string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", src.URL}, specs...)...); err != nil {
+		return fmt.Errorf("fetching %s from %s: %w", src.Ref, src.URL, err)
+	}
+	tip, err := a.git(ctx, c.Dir, "rev-parse", "--verify", "-q", jobRef+"^{commit}")
+	if err != nil {
+		return err
+	}
+	c.Tip = tip
+	switch {
+	case tip == src.Commit:
+	case src.Exact:
+		return &BindingError{Ref: src.Ref, Want: src.Commit, Got: tip}
+	default:
+		// A pull request pushed to since: the bound commit must still be
+		// the ref's (an ancestor of its tip), or be fetched by its hash
+		// (GitHub serves a commit that was in a pull request).
+		if _, err := a.git(ctx, c.Dir, "merge-base", "--is-ancestor", src.Commit, tip); err != nil {
+			if _, ferr := a.git(ctx, c.Dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", src.URL, src.Commit); ferr != nil ||
+				!c.has(ctx, src.Commit) {
+				return &BindingError{Ref: src.Ref, Want: src.Commit}
+			}
+		}
+	}
+	if src.BaseBranch != "" {
+		base, err := a.git(ctx, c.Dir, "merge-base", src.Commit, baseRef)
+		if err != nil {
+			return fmt.Errorf("no merge base of %s and %s: %w", src.Commit, src.BaseBranch, err)
+		}
+		c.Base = base
+	} else {
+		base, err := a.git(ctx, c.Dir, "rev-parse", "--verify", "-q", src.Commit+"^1")
+		if err != nil {
+			return fmt.Errorf("commit %s has no parent to compare it with", src.Commit)
+		}
+		c.Base = base
+	}
+	return nil
+}
+
+// has reports whether the area holds commit.
+func (c *Checkout) has(ctx context.Context, commit string) bool {
+	_, err := c.a.git(ctx, c.Dir, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
+// Close cleans the area (the job's refs, worktrees, files in its working
+// directory) and unlocks it. The objects fetched stay, for the next job.
+func (c *Checkout) Close() error {
+	var err error
+	c.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err = c.clean(ctx)
+		<-c.lock
+	})
+	return err
+}
+
+// clean removes the job refs, prunes worktrees and removes every file of
+// the working directory but .git.
+func (c *Checkout) clean(ctx context.Context) error {
+	var errs []error
+	for _, ref := range []string{jobRef, baseRef} {
+		if _, err := c.a.git(ctx, c.Dir, "update-ref", "-d", ref); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if _, err := c.a.git(ctx, c.Dir, "worktree", "prune"); err != nil {
+		errs = append(errs, err)
+	}
+	ents, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.Name() != ".git" {
+			errs = append(errs, os.RemoveAll(filepath.Join(c.Dir, e.Name())))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// lock takes the area's lock, waiting for ctx.
+func (a *Areas) lock(ctx context.Context, dir string) (chan struct{}, error) {
+	a.mu.Lock()
+	if a.locks == nil {
+		a.locks = map[string]chan struct{}{}
+	}
+	l := a.locks[dir]
+	if l == nil {
+		l = make(chan struct{}, 1)
+		a.locks[dir] = l
+	}
+	a.mu.Unlock()
+	select {
+	case l <- struct{}{}:
+		return l, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// git runs git in dir, bounded in time, with an environment that holds
+// no credential and reads no configuration but the area's own: PATH,
+// proxies and the area's HOME-less setup. A public repository needs
+// nothing more to be read.
+func (a *Areas) git(ctx context.Context, dir string, args ...string) (string, error) {
+	timeout := a.GitTimeout
+	if timeout == 0 {
+		timeout = DefaultGitTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s: %v (%v)", args[0], err, context.Cause(ctx))
+		}
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// gitEnv is the environment of the areas' git commands: the process's
+// PATH and proxy settings only. No HOME (so no ~/.gitconfig, credential
+// helper or ~/.gitcookies), no system configuration, no prompt.
+func gitEnv() []string {
+	env := []string{
+		"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.DevNull, "GIT_ASKPASS=", "SSH_ASKPASS=",
+	}
+	for _, k := range []string{"PATH", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -1,0 +1,368 @@
+package work
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/workflow/queue"
+	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+)
+
+// fakeToken is the worker's GitHub token in the tests: in its process's
+// environment, and never in a benchmark's.
+const fakeToken = "ghp_worktestFAKEtoken0123456789"
+
+// module is the test repository: one package, one quick benchmark that
+// writes its environment to a file in $WORK_TEST_ENV_OUT.
+var module = map[string]string{
+	"go.mod": "module example.com/w\n\ngo 1.22\n",
+	"w.go":   "package w\n\nfunc F() int { return N }\n",
+	"n.go":   "package w\n\nconst N = 1\n",
+	"w_test.go": `package w
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func BenchmarkF(b *testing.B) {
+	if d := os.Getenv("WORK_TEST_ENV_OUT"); d != "" {
+		os.WriteFile(filepath.Join(d, strconv.Itoa(os.Getpid())), []byte(strings.Join(os.Environ(), "\n")), 0o666)
+	}
+	for b.Loop() {
+		F()
+	}
+}
+`,
+}
+
+// gitEnvTest is the tests' git identity, without the user's configuration.
+var gitEnvTest = []string{"LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
+	"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+	"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com"}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnvTest...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// commit writes files and commits them, returning the commit.
+func commit(t *testing.T, dir, msg string, files map[string]string, amend bool) string {
+	t.Helper()
+	write(t, dir, files)
+	git(t, dir, "add", "-A")
+	args := []string{"commit", "-q", "-m", msg}
+	if amend {
+		args = append(args, "--amend")
+	}
+	git(t, dir, args...)
+	return git(t, dir, "rev-parse", "HEAD")
+}
+
+// benchEnv makes the directory the benchmarks write their environments
+// to, and puts the fake token in this process's environment, as a worker
+// that posts to GitHub has it.
+func benchEnv(t *testing.T) string {
+	out := t.TempDir()
+	t.Setenv("WORK_TEST_ENV_OUT", out)
+	t.Setenv("GITHUB_TOKEN", fakeToken)
+	t.Setenv("PATCHBOT_GERRIT_PASSWORD", fakeToken)
+	return out
+}
+
+// checkNoCredentials checks that the benchmarks ran and that no
+// environment they saw held a credential.
+func checkNoCredentials(t *testing.T, out string) {
+	t.Helper()
+	ents, err := os.ReadDir(out)
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("no benchmark wrote its environment to %s (%v)", out, err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(data); strings.Contains(s, fakeToken) || strings.Contains(s, "GITHUB_TOKEN=") || strings.Contains(s, "PATCHBOT_GERRIT") {
+			t.Errorf("a benchmark's environment holds a credential:\n%s", s)
+		}
+	}
+}
+
+func permanent(err error) bool {
+	return err != nil && fmt.Sprintf("%T", err) == "*queue.permanentError"
+}
+
+// githubSetup makes a "GitHub" of bare repositories with owner/repo in
+// it: master, and pull request 1 one commit on top; and the fake API.
+type githubSetup struct {
+	fake      *reviewtest.GitHub
+	src, bare string
+	w         *Worker
+	head      string // pull request 1's first head
+}
+
+func newGitHub(t *testing.T) *githubSetup {
+	root := t.TempDir()
+	s := &githubSetup{fake: reviewtest.NewGitHub(), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
+	t.Cleanup(s.fake.Close)
+	for _, d := range []string{s.src, s.bare} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, s.bare, "init", "-q", "--bare")
+	git(t, s.src, "init", "-q", "-b", "master")
+	commit(t, s.src, "base", module, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	// A commit on master after the pull request's start: the base is the
+	// merge base, not master's tip.
+	git(t, s.src, "checkout", "-q", "-b", "pr")
+	s.head = commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	git(t, s.src, "checkout", "-q", "master")
+	commit(t, s.src, "master moves on", map[string]string{"README": "x\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	git(t, s.src, "checkout", "-q", "pr")
+	s.fake.SetHead(1, s.head)
+
+	env := map[string]string{"GITHUB_TOKEN": fakeToken, "GITHUB_API_URL": s.fake.URL}
+	s.w = &Worker{
+		Areas:     &Areas{Root: filepath.Join(root, "areas")},
+		GitHubURL: filepath.Join(root, "gh"),
+		Env:       job.Env{Getenv: func(k string) string { return env[k] }},
+	}
+	return s
+}
+
+// benchJob is the job the webhook queues for /patchbot bench on pull
+// request n at head.
+func benchJob(n int, head string) *queue.Job {
+	pr := "owner/repo#" + strconv.Itoa(n)
+	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
+		Review: "github:" + pr, Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
+			GitHub: &job.GitHub{PullRequest: pr, HeadSHA: head},
+		},
+	}}
+}
+
+func TestGitHub(t *testing.T) {
+	out := benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	j := benchJob(1, s.head)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "old ns/op") || !strings.Contains(cs[0].Body, "F") {
+		t.Fatalf("want one serve-bench comment with the table, got %+v", cs)
+	}
+	if strings.Contains(cs[0].Body, "Measured") {
+		t.Errorf("a note without a newer head:\n%s", cs[0].Body)
+	}
+	checkNoCredentials(t, out)
+	if j.Args.Request.Repo != "" {
+		t.Errorf("Handle changed the queued request: %+v", j.Args.Request)
+	}
+
+	// A redelivery after a crash: the same comment, never a second.
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.fake.Comments()); n != 1 {
+		t.Fatalf("after the job ran again, %d comments, want 1", n)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+
+	// The head moves: the job stays bound to its commit, and says so.
+	newHead := commit(t, s.src, "pr: F returns 3", map[string]string{"n.go": "package w\n\nconst N = 3\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	s.fake.SetHead(1, newHead)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	cs = s.fake.Comments()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want 1", len(cs))
+	}
+	if want := "Measured " + s.head + ", the head when this was asked; the pull request's head is now " + newHead; !strings.Contains(cs[0].Body, want) {
+		t.Errorf("the comment does not say which head was measured (%q):\n%s", want, cs[0].Body)
+	}
+
+	// The area is clean after each job: only .git, and no job refs.
+	dir := s.w.Areas.dir(filepath.Join(s.w.GitHubURL, "owner", "repo"))
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != ".git" {
+		t.Errorf("the work area holds %v after the job", ents)
+	}
+	if refs := git(t, dir, "for-each-ref", "refs/patchbot"); refs != "" {
+		t.Errorf("job refs left: %s", refs)
+	}
+}
+
+func TestGitHubBinding(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	// Pull request 2's ref holds a commit, but the job is bound to one
+	// that is not on it (a force-push replaced it, say).
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
+	s.fake.SetHead(2, s.head)
+	err := s.w.Handle(ctx, benchJob(2, other))
+	if _, ok := errors.AsType[*BindingError](err); !ok || !permanent(err) {
+		t.Fatalf("a commit not on the pull request: err = %v (%T), want a permanent *BindingError", err, err)
+	}
+	if n := len(s.fake.Comments()); n != 0 {
+		t.Errorf("%d comments posted, want none", n)
+	}
+
+	// A request that names its own repository is refused, permanently.
+	j := benchJob(1, s.head)
+	j.Args.Request.Repo = "/etc"
+	if err := s.w.Handle(ctx, j); !permanent(err) {
+		t.Errorf("a request with a repository: err = %v, want permanent", err)
+	}
+}
+
+func TestPostOnly(t *testing.T) {
+	s := newGitHub(t)
+	j := &queue.Job{Args: queue.Args{Review: "github:owner/repo#1", Revision: "comment:7", Command: "help",
+		Request: job.Request{Steps: []string{job.StepPost}, Post: job.PostSettings{Kind: "help-7", Text: "the help"},
+			GitHub: &job.GitHub{PullRequest: "owner/repo#1"}}}}
+	for range 2 {
+		if err := s.w.Handle(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "the help") {
+		t.Fatalf("want one help comment, got %+v", cs)
+	}
+}
+
+func TestAreaDir(t *testing.T) {
+	a := &Areas{Root: "/r"}
+	for _, u := range []string{"https://github.com/../../etc", "https://github.com/a/b", "../x"} {
+		d := a.dir(u)
+		if filepath.Dir(d) != "/r" || strings.Contains(filepath.Base(d), ".") {
+			t.Errorf("area of %q is %s, want a hash under /r", u, d)
+		}
+	}
+	_, err := a.Checkout(context.Background(), Source{URL: "x", Ref: "refs/heads/../../x", Commit: strings.Repeat("a", 40)})
+	if err == nil {
+		t.Error("a ref that is not a pull request's or a change's was fetched")
+	}
+}
+
+// TestGerrit runs a job bound to patch set 1 of a change that has a
+// patch set 2, against the real test Gerrit.
+func TestGerrit(t *testing.T) {
+	gs := gerrittest.Get(t)
+	out := benchEnv(t)
+	t.Setenv("HOME", t.TempDir())
+	ctx := context.Background()
+	b := make([]byte, 4)
+	rand.Read(b)
+	branch := "work-test-" + hex.EncodeToString(b)
+	auth := "http.extraHeader=Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(gs.User+":"+gs.Password))
+	remote := gs.URL + "/a/" + gs.Project
+
+	src := t.TempDir()
+	git(t, src, "init", "-q", "-b", "master")
+	commit(t, src, "base", module, false)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/heads/"+branch)
+	changeID := "I" + hex.EncodeToString(append(b, make([]byte, 16)...))
+	ps1 := commit(t, src, "w: F returns 2\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	ps2 := commit(t, src, "w: F returns 3\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 3\n"}, true)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	cs := gs.Changes(t, "branch:"+branch)
+	if len(cs) != 1 || cs[0].CurrentRevision != ps2 {
+		t.Fatalf("want one change at %s, got %+v", ps2, cs)
+	}
+	change := strconv.Itoa(cs[0].Number)
+
+	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n", branch)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password}
+	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Config: cfg, Env: job.Env{Getenv: func(k string) string { return env[k] }}}
+	u, _ := url.Parse(gs.URL)
+	j := &queue.Job{Args: queue.Args{
+		Review: "gerrit:" + u.Host + ":" + change, Revision: "1:" + ps1, Command: "bench",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Branch: branch,
+			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
+			Gerrit: &job.Gerrit{Server: gs.URL, Change: change, Revision: ps1},
+		},
+	}}
+	for range 2 { // the second run is a redelivery: nothing more is posted
+		if err := w.Handle(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, m := range gs.Messages(t, change) {
+		if m.Tag == review.Tag("serve-bench") {
+			got = append(got, m.Message)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("change %s has %d serve-bench messages, want 1:\n%s", change, len(got), strings.Join(got, "\n---\n"))
+	}
+	want := fmt.Sprintf("Measured patch set 1 (%s); patch set 2 is newer", ps1[:12])
+	if !strings.HasPrefix(got[0], "Patch Set 1:") || !strings.Contains(got[0], want) || !strings.Contains(got[0], "old ns/op") {
+		t.Errorf("the message is not on patch set 1 with the note %q and the table:\n%s", want, got[0])
+	}
+	checkNoCredentials(t, out)
+
+	// A job whose commit is not patch set 1's is refused, and posts nothing.
+	bad := *j
+	bad.Args.Revision = "1:" + ps2
+	bad.Args.Request.Gerrit = &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2}
+	if err := w.Handle(ctx, &bad); !permanent(err) {
+		t.Errorf("a revision that is not the patch set's: err = %v, want permanent", err)
+	}
+}

@@ -1,0 +1,258 @@
+// Package work is the worker of patchbot serve: the queue's handler that
+// runs a queued job. It fetches the revision the job is bound to into a
+// work area of its own (Areas), benchmarks it against its parent with
+// the job library, and replies on the review once; or posts a help or
+// refusal text.
+//
+// It sits beside workflow/serve and workflow/poll rather than under
+// serve: those two put jobs into the queue, this takes them out, and
+// none of them imports another. Credentials stay in this process (the
+// reply clients, from Env.Getenv); the fetches and the benchmarks run
+// without them.
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/workflow/queue"
+	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/run"
+)
+
+// A Worker runs queued jobs: Handle is its queue.Handler.
+type Worker struct {
+	// Areas are the work areas the jobs fetch into.
+	Areas *Areas
+	// Config is patchbot's configuration; nil is the built-in one.
+	Config *config.Config
+	// Env is where the reply clients' credentials come from (Getenv)
+	// and where the job logs. Env.Runner wraps the benchmarks' processes.
+	Env job.Env
+	// GitHubURL is where GitHub's repositories are fetched from, as
+	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
+	// directory of bare repositories.
+	GitHubURL string
+}
+
+var _ queue.Handler = (*Worker)(nil).Handle
+
+// Handle runs one job: a post-only job (help, refusal) posts its text;
+// a run job is fetched, run and replied to. An error that running again
+// cannot mend (a request that is not valid, a fetch that is not the bound
+// commit, missing credentials, a review that is gone) is queue.Permanent;
+// the rest (a fetch, a server that did not answer) are retried. Every
+// reply is posted once, however often the job runs.
+func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
+	a := &j.Args
+	req := a.Request // a copy: the queued job stays as it was
+	if slices.Equal(req.Steps, []string{job.StepPost}) {
+		// Help and refusals: a text, posted once by its kind.
+		_, err := job.Post(ctx, &req, w.Config, w.Env)
+		return classify(err)
+	}
+	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
+		return queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
+	}
+	if req.Repo != "" || req.Base != "" || req.Head != "" {
+		// The server's, from the review: never from the queue's data.
+		return queue.Permanent(fmt.Errorf("work: %s: the request names a repository or revisions; the worker finds them from the review", a))
+	}
+	b, err := w.bind(ctx, a, &req)
+	if err != nil {
+		return classify(err)
+	}
+	co, err := w.Areas.Checkout(ctx, b.src)
+	if err != nil {
+		return classify(err)
+	}
+	defer co.Close()
+	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
+
+	o, err := job.Prepare(ctx, &req, w.Config, w.Env)
+	if err != nil {
+		return classify(err)
+	}
+	o.Kind = Kind(a.Command)
+	o.Note = b.note
+	if _, err := run.Run(ctx, *o); err != nil {
+		return classify(err)
+	}
+	return classify(co.Close())
+}
+
+// Kind is the kind of a job's reply for a command: "serve-bench",
+// "serve-freeze". One per patch set and kind on Gerrit, one comment per
+// pull request and kind on GitHub; apart from patchbot run's and the
+// freeze hashtag's own messages.
+func Kind(command string) string { return "serve-" + command }
+
+// A binding is a job's revision, found from the review: what to fetch,
+// and how to say at reply time that a newer one exists.
+type binding struct {
+	src  Source
+	note func(ctx context.Context) (string, error)
+}
+
+func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*binding, error) {
+	env := w.Env
+	if env.Getenv == nil {
+		env.Getenv = defaultGetenv
+	}
+	cfg := w.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
+	switch {
+	case strings.HasPrefix(a.Review, "github:") && req.GitHub != nil:
+		pr, err := review.ParsePullRequest(req.GitHub.PullRequest)
+		if err != nil || "github:"+pr.String() != a.Review || a.Revision != req.GitHub.HeadSHA {
+			return nil, queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
+		}
+		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
+		if err != nil {
+			return nil, &job.SetupError{Field: "github", Err: err}
+		}
+		head, err := gh.PullRequestHead(ctx, pr)
+		if err != nil {
+			return nil, err
+		}
+		base := w.GitHubURL
+		if base == "" {
+			base = "https://github.com"
+		}
+		bound := a.Revision
+		if req.Branch == "" {
+			req.Branch = head.Base
+		}
+		return &binding{
+			src: Source{
+				URL:        strings.TrimSuffix(base, "/") + "/" + pr.Owner + "/" + pr.Repo,
+				Ref:        "refs/pull/" + strconv.Itoa(pr.Number) + "/head",
+				Commit:     bound,
+				BaseBranch: head.Base,
+			},
+			note: func(ctx context.Context) (string, error) {
+				now, err := gh.PullRequestHead(ctx, pr)
+				if err != nil {
+					return "", err
+				}
+				if now.SHA == bound {
+					return "", nil
+				}
+				return fmt.Sprintf("Measured %s, the head when this was asked; the pull request's head is now %s: ask again to measure it.", bound, now.SHA), nil
+			},
+		}, nil
+
+	case strings.HasPrefix(a.Review, "gerrit:") && req.Gerrit != nil:
+		g := req.Gerrit
+		ps, commit, ok := strings.Cut(a.Revision, ":")
+		psn, err := strconv.Atoi(ps)
+		if !ok || err != nil || psn <= 0 || g.Change == "" || g.Revision != commit {
+			return nil, queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
+		}
+		change, err := strconv.Atoi(g.Change)
+		if err != nil || change <= 0 {
+			return nil, queue.Permanent(fmt.Errorf("work: %s: change %q: want its number", a, g.Change))
+		}
+		server := g.Server
+		if server == "" {
+			server = cfg.Review.Gerrit
+		}
+		if server, err = review.CheckServerURL(server); err != nil {
+			return nil, queue.Permanent(fmt.Errorf("work: %s: %v", a, err))
+		}
+		if u, _ := url.Parse(server); u == nil || !strings.HasPrefix(a.Review, "gerrit:"+u.Host+":") {
+			return nil, queue.Permanent(fmt.Errorf("work: %s: the request's server %s is not the job's", a, server))
+		}
+		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
+		if err != nil {
+			return nil, &job.SetupError{Field: "gerrit", Err: err}
+		}
+		read := func(ctx context.Context) (*review.ChangeMessages, error) {
+			cs, err := gc.ChangesUpdatedSince(ctx, "change:"+strconv.Itoa(change), time.Time{}, 1)
+			if err != nil {
+				return nil, err
+			}
+			if len(cs) != 1 || cs[0].Number != change {
+				return nil, queue.Permanent(fmt.Errorf("work: %s: change %d is not on %s (or not visible)", a, change, server))
+			}
+			return &cs[0], nil
+		}
+		c, err := read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.Commits[psn] != commit {
+			return nil, &BindingError{Ref: fmt.Sprintf("patch set %d of change %d", psn, change), Want: commit, Got: c.Commits[psn]}
+		}
+		if req.Branch == "" {
+			req.Branch = c.Branch
+		}
+		return &binding{
+			src: Source{
+				URL:    strings.TrimSuffix(server, "/") + "/" + c.Project,
+				Ref:    fmt.Sprintf("refs/changes/%02d/%d/%d", change%100, change, psn),
+				Commit: commit,
+				Exact:  true,
+			},
+			note: func(ctx context.Context) (string, error) {
+				c, err := read(ctx)
+				if err != nil {
+					return "", err
+				}
+				if c.CurrentPatchSet <= psn {
+					return "", nil
+				}
+				return fmt.Sprintf("Measured patch set %d (%s); patch set %d is newer: ask again on it to measure it.", psn, short(commit), c.CurrentPatchSet), nil
+			},
+		}, nil
+	}
+	return nil, queue.Permanent(fmt.Errorf("work: %s: the request has no review target of the job's review", a))
+}
+
+// classify marks the errors that running the job again cannot mend as
+// permanent.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*BindingError](err); ok {
+		return queue.Permanent(err)
+	}
+	if _, ok := errors.AsType[*job.SetupError](err); ok {
+		return queue.Permanent(err)
+	}
+	if _, ok := errors.AsType[*config.Error](err); ok {
+		return queue.Permanent(err)
+	}
+	if e, ok := errors.AsType[*review.Error](err); ok {
+		switch {
+		case e.Status == http.StatusRequestTimeout, e.Status == http.StatusTooManyRequests:
+		case e.Status >= 400 && e.Status < 500:
+			// Gone, forbidden, refused: the review's answer, not an outage.
+			return queue.Permanent(err)
+		}
+	}
+	return err
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+var defaultGetenv = os.Getenv
