@@ -219,6 +219,55 @@ func (e *Event) Args() (*queue.Args, error) {
 	}, nil
 }
 
+// ReplyArgs returns the job that posts the reply of an event whose
+// decision is Refuse or Answer: the post step alone, on the patch set the
+// message was written on, posted once by its kind. A help reply is one
+// per message (command "help", revision "message:ID", kind help-ID); a
+// refusal one per change and author (command "refuse", revision
+// "account:ID", kind refusal-ID), however often the author writes. These
+// are the same commands as the webhook's replies (workflow/serve).
+func (e *Event) ReplyArgs() (*queue.Args, error) {
+	var revision, cmd, kind string
+	switch e.Decision.Verdict {
+	case command.Answer:
+		revision, cmd, kind = "message:"+e.MessageID, "help", "help-"+kindSafe(e.MessageID)
+	case command.Refuse:
+		id := strconv.Itoa(e.Author.AccountID)
+		revision, cmd, kind = "account:"+id, "refuse", "refusal-"+id
+	default:
+		return nil, fmt.Errorf("poll: %s: not a reply", e)
+	}
+	if e.Decision.Reply == "" {
+		return nil, fmt.Errorf("poll: %s: no reply to post", e)
+	}
+	return &queue.Args{
+		Review:   e.Review(),
+		Revision: revision,
+		Command:  cmd,
+		Who:      e.Author.String(),
+		Delivery: e.MessageID,
+		Request: job.Request{
+			Steps:  []string{job.StepPost},
+			Post:   job.PostSettings{Kind: kind, Text: e.Decision.Reply},
+			Gerrit: &job.Gerrit{Server: e.Server, Change: strconv.Itoa(e.Change), Revision: e.Commit},
+		},
+	}, nil
+}
+
+// kindSafe returns s in the letters a message's kind may have
+// (review.CheckKind): lower-case letters, digits and dashes.
+func kindSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, s)
+}
+
 // A Handler takes one event: queues its job, or posts its reply. An
 // error stops the poll and leaves the cursor where it was.
 type Handler func(ctx context.Context, e *Event) error

@@ -277,9 +277,36 @@ func TestEventArgs(t *testing.T) {
 	}
 	var _ job.Request = a.Request
 
+	if _, err := e.ReplyArgs(); err == nil {
+		t.Error("ReplyArgs of a job: no error")
+	}
+
 	e.Decision = command.Decision{Verdict: command.Refuse, Reply: "Sorry"}
 	if _, err := e.Args(); err == nil {
 		t.Error("Args of a refusal: no error")
+	}
+	for _, tc := range []struct {
+		verdict command.Verdict
+		want    string
+	}{
+		{command.Refuse, `{"review":"gerrit:go-review.example.com:12","revision":"account:1000001","command":"refuse","who":"r@example.com","delivery":"abc",` +
+			`"request":{"steps":["post"],"post":{"kind":"refusal-1000001","text":"Sorry"},` +
+			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
+		{command.Answer, `{"review":"gerrit:go-review.example.com:12","revision":"message:abc","command":"help","who":"r@example.com","delivery":"abc",` +
+			`"request":{"steps":["post"],"post":{"kind":"help-abc","text":"Sorry"},` +
+			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
+	} {
+		e.Decision = command.Decision{Verdict: tc.verdict, Reply: "Sorry"}
+		a, err := e.ReplyArgs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := json.Marshal(a); string(got) != tc.want {
+			t.Errorf("%s args:\n%s\nwant\n%s", tc.verdict, got, tc.want)
+		}
+		if err := a.Validate(); err != nil {
+			t.Errorf("%s: Validate: %v", tc.verdict, err)
+		}
 	}
 }
 
