@@ -53,6 +53,7 @@ func init() {
 		cmdFreeze,
 		cmdBench,
 		cmdPost,
+		cmdServe,
 		cmdConfig,
 		cmdVersion,
 		cmdHelp,

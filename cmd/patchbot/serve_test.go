@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/workflow/serve"
+)
+
+// A syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func serveGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
+		"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestServeGitHub runs 'patchbot serve' in-process against the fake GitHub
+// and a directory of bare repositories as GitHub's: one signed delivery of
+// /patchbot bench on a pull request gives one comment with the table; the
+// same delivery again, still one; cancelling the command (SIGTERM's
+// context) stops it, exit 0.
+func TestServeGitHub(t *testing.T) {
+	root := t.TempDir()
+	src, gh := filepath.Join(root, "src"), filepath.Join(root, "gh")
+	bare := filepath.Join(gh, "owner", "repo")
+	for _, d := range []string{src, bare} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"go.mod":    "module example.com/w\n\ngo 1.22\n",
+		"w.go":      "package w\n\nfunc F() int { return N }\n",
+		"n.go":      "package w\n\nconst N = 1\n",
+		"w_test.go": "package w\n\nimport \"testing\"\n\nfunc BenchmarkF(b *testing.B) {\n\tfor b.Loop() {\n\t\tF()\n\t}\n}\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	serveGit(t, bare, "init", "-q", "--bare")
+	serveGit(t, src, "init", "-q", "-b", "master")
+	serveGit(t, src, "add", "-A")
+	serveGit(t, src, "commit", "-q", "-m", "base")
+	serveGit(t, src, "push", "-q", bare, "HEAD:refs/heads/master")
+	if err := os.WriteFile(filepath.Join(src, "n.go"), []byte("package w\n\nconst N = 2\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	serveGit(t, src, "commit", "-q", "-am", "w: N is 2")
+	head := serveGit(t, src, "rev-parse", "HEAD")
+	serveGit(t, src, "push", "-q", bare, "HEAD:refs/pull/1/head")
+
+	fake := reviewtest.NewGitHub()
+	t.Cleanup(fake.Close)
+	fake.SetHead(1, head)
+	fake.SetPermission("gopher", "write")
+
+	secret := "serve-test-secret-0123456789"
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	t.Setenv(serve.EnvWebhookSecret, secret)
+	t.Setenv(review.EnvGitHubToken, "ghp_servetestFAKEtoken")
+	t.Setenv(review.EnvGitHubAPIURL, fake.URL)
+	t.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
+	serveGitHubURL = gh
+	t.Cleanup(func() { serveGitHubURL = "" })
+	cfgFile := filepath.Join(root, "config.yaml")
+	if err := os.WriteFile(cfgFile, []byte("run:\n  count: 2\n  benchtime: 1x\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr},
+			[]string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:" + filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work")})
+	}()
+	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == ""; {
+		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+			break
+		}
+		select {
+		case c := <-code:
+			t.Fatalf("serve exited %d before serving:\n%s", c, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	now := time.Now().UTC().Format(time.RFC3339)
+	user := map[string]any{"login": "gopher", "type": "User"}
+	body, _ := json.Marshal(map[string]any{
+		"action": "created",
+		"issue":  map[string]any{"number": 1, "pull_request": map[string]any{"url": fake.URL + "/repos/owner/repo/pulls/1"}},
+		"comment": map[string]any{"id": 4242, "body": "Looks right.\n\n/patchbot bench ./...", "user": user,
+			"created_at": now, "updated_at": now},
+		"repository": map[string]any{"full_name": "owner/repo", "name": "repo"},
+		"sender":     user,
+	})
+	deliver := func() string {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+addr+"/webhook/github", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-GitHub-Event", "issue_comment")
+		req.Header.Set("X-GitHub-Delivery", "delivery-1")
+		req.Header.Set("X-Hub-Signature-256", serve.Sign([]byte(secret), body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		text, _ := io.ReadAll(resp.Body)
+		return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(text)))
+	}
+	if got := deliver(); !strings.HasPrefix(got, "202 queued job") {
+		t.Fatalf("delivery: %s\n%s", got, stderr.String())
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: timed out\n%s", what, stderr.String())
+			}
+		}
+	}
+	waitFor("the job", func() bool { return strings.Contains(stderr.String(), "msg=\"job done\"") })
+	cs := fake.Comments()
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "ns/op") || !strings.Contains(cs[0].Body, "F") {
+		t.Fatalf("want one serve-bench comment with the table, got %+v\n%s", cs, stderr.String())
+	}
+
+	if got := deliver(); !strings.HasPrefix(got, "200 redelivery") {
+		t.Errorf("the same delivery again: %s", got)
+	}
+	if n := len(fake.Comments()); n != 1 {
+		t.Errorf("after the redelivery, %d comments, want 1", n)
+	}
+
+	cancel()
+	select {
+	case c := <-code:
+		if c != exitOK {
+			t.Fatalf("serve exited %d, want 0:\n%s", c, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("serve did not stop:\n%s", stderr.String())
+	}
+	log := stderr.String()
+	for _, s := range []string{secret, "ghp_servetestFAKEtoken", "Looks right."} {
+		if strings.Contains(log, s) {
+			t.Errorf("the log holds %q:\n%s", s, log)
+		}
+	}
+	if !strings.Contains(log, "msg=stopped") {
+		t.Errorf("no stop line:\n%s", log)
+	}
+	if testing.Verbose() {
+		t.Logf("log:\n%s", log)
+	}
+}
