@@ -43,7 +43,7 @@ var serveGitHubURL string
 
 var cmdServe = &command{
 	name:  "serve",
-	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-work DIR] [-poll D] [-github-login LOGIN]",
+	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N -unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
@@ -74,6 +74,7 @@ See docs/serve.md.`,
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
 		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`, whose comments are never commands")
+		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "run the queued benchmarks, which run the patches' code, without a sandbox (there is none yet)")
 		return func(e *env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected arguments")
@@ -83,6 +84,12 @@ See docs/serve.md.`,
 				return usagef("-workers must be 0 or more")
 			case *every < minPoll:
 				return usagef("-poll must be at least %v", minPoll)
+			case *workers > 0 && !*unsafeNoSandbox:
+				// A queued benchmark runs code from a patch: a reviewer
+				// may be fooled, a patch may change after approval.
+				// Until benchmarks run sandboxed, running them is a
+				// choice made out loud.
+				return usagef("-workers %d would run the patches' benchmarks without a sandbox, which patchbot does not have yet: start with -unsafe-no-sandbox to accept that (for repositories whose every approved patch you trust), or with -workers 0 to only queue", *workers)
 			}
 			cfg, err := config.Load(*cfgFile)
 			if err != nil {

@@ -115,7 +115,7 @@ func TestServeGitHub(t *testing.T) {
 	code := make(chan int, 1)
 	go func() {
 		code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr},
-			[]string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:" + filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work")})
+			[]string{"serve", "-unsafe-no-sandbox", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:" + filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work")})
 	}()
 	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
 	var addr string
