@@ -58,8 +58,9 @@ under -work, and reply on the review once.
 The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
 ~/.gitcookies); the fetches and the benchmarks never see them. The
-benchmarks of the code under review run unsandboxed for now: serve only
-repositories whose reviewers you trust. -workers 0 takes webhooks and polls
+benchmarks of the code under review would run unsandboxed: there is no
+sandbox yet, so serve runs them only when started with -unsafe-no-sandbox,
+for repositories whose reviewers you trust. -workers 0 takes webhooks and polls
 into the queue and runs nothing, for another process on the same -db.
 
 Stopping: the HTTP server stops taking requests, the poller stops, and
