@@ -141,6 +141,11 @@ type PostSettings struct {
 	Kind   string           `json:"kind,omitempty"` // one message per kind and patch set; "": bench for a result, note otherwise
 	Text   string           `json:"text,omitempty"`
 	Result *benchrun.Result `json:"result,omitempty"`
+	// Once posts at most one message of the kind per patch set on
+	// Gerrit, whatever its text (review.GerritPost.Once): for a text
+	// that differs from run to run. GitHub's one comment of the kind is
+	// edited in place either way.
+	Once bool `json:"once,omitempty"`
 }
 
 // Gerrit is a review target on a Gerrit server: an existing change, or a

@@ -279,6 +279,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 			Revision: req.Gerrit.Revision,
 			Labels:   cfg.Review.Labels,
 			Message:  review.Message{Kind: kind, Text: texts["gerrit"]},
+			Once:     p.Once,
 		}))
 	}
 	if gh != nil {

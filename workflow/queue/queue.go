@@ -346,7 +346,7 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	switch {
 	case err == nil:
 		return nil
-	case isPermanent(err):
+	case IsPermanent(err):
 		return river.JobCancel(err)
 	case ctx.Err() != nil && w.q.isStopping():
 		// Interrupted by Stop, not failed: back in the queue at once,
@@ -371,9 +371,10 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 
-// isPermanent reports whether err was marked Permanent or is a request
-// that is not valid (*job.FieldError).
-func isPermanent(err error) bool {
+// IsPermanent reports whether err was marked Permanent or is a request
+// that is not valid (*job.FieldError): whether the queue cancels the job
+// rather than retry it.
+func IsPermanent(err error) bool {
 	var p *permanentError
 	var f *job.FieldError
 	return errors.As(err, &p) || errors.As(err, &f)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -123,8 +124,22 @@ func checkNoCredentials(t *testing.T, out string) {
 	}
 }
 
-func permanent(err error) bool {
-	return err != nil && fmt.Sprintf("%T", err) == "*queue.permanentError"
+func permanent(err error) bool { return queue.IsPermanent(err) }
+
+// checkFailure checks that cs is one serve-bench comment that is a
+// failure reply saying want, bounded and without credentials.
+func checkFailure(t *testing.T, cs []reviewtest.Comment, want string) {
+	t.Helper()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want one failure reply: %+v", len(cs), cs)
+	}
+	body := cs[0].Body
+	if !strings.HasPrefix(body, review.Marker("serve-bench")) || !strings.Contains(body, "patchbot could not finish bench on ") || !strings.Contains(body, want) {
+		t.Errorf("the comment is not a serve-bench failure reply saying %q:\n%s", want, body)
+	}
+	if strings.Contains(body, fakeToken) || len(body) > 2000 || strings.ContainsAny(body, "\x1b\r") {
+		t.Errorf("the failure reply holds a credential, is too long (%d bytes) or holds control characters:\n%q", len(body), body)
+	}
 }
 
 // githubSetup makes a "GitHub" of bare repositories with owner/repo in
@@ -249,19 +264,114 @@ func TestGitHubBinding(t *testing.T) {
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
 	git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
 	s.fake.SetHead(2, s.head)
-	err := s.w.Handle(ctx, benchJob(2, other))
-	if _, ok := errors.AsType[*BindingError](err); !ok || !permanent(err) {
-		t.Fatalf("a commit not on the pull request: err = %v (%T), want a permanent *BindingError", err, err)
+	j := benchJob(2, other)
+	for range 2 { // the second run is a rescue: still one reply
+		err := s.w.Handle(ctx, j)
+		if _, ok := errors.AsType[*BindingError](err); !ok || !permanent(err) {
+			t.Fatalf("a commit not on the pull request: err = %v (%T), want a permanent *BindingError", err, err)
+		}
+		checkFailure(t, s.fake.Comments(), "it is not measured")
 	}
-	if n := len(s.fake.Comments()); n != 0 {
-		t.Errorf("%d comments posted, want none", n)
+	if body := s.fake.Comments()[0].Body; !strings.Contains(body, "Not retried") {
+		t.Errorf("the reply does not say the job is not retried:\n%s", body)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+
+	// The commit is pushed after all, and the command is given again:
+	// the failure reply becomes the result.
+	git(t, s.src, "push", "-q", "-f", s.bare, other+":refs/pull/2/head")
+	s.fake.SetHead(2, other)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "old ns/op") || strings.Contains(cs[0].Body, "could not") {
+		t.Fatalf("want the failure reply edited into the result, got %+v", cs)
 	}
 
 	// A request that names its own repository is refused, permanently.
-	j := benchJob(1, s.head)
+	j = benchJob(1, s.head)
 	j.Args.Request.Repo = "/etc"
 	if err := s.w.Handle(ctx, j); !permanent(err) {
 		t.Errorf("a request with a repository: err = %v, want permanent", err)
+	}
+}
+
+// TestGitHubBenchFails runs a job whose benchmark fails on every run, and
+// prints much, on its first and last attempts.
+func TestGitHubBenchFails(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	// The benchmark fails on both sides: master breaks it, and the pull
+	// request is rebased onto master.
+	git(t, s.src, "checkout", "-q", "master")
+	commit(t, s.src, "the benchmark fails", map[string]string{"w_test.go": `package w
+
+import (
+	"strings"
+	"testing"
+)
+
+func BenchmarkF(b *testing.B) {
+	for i := range 50 {
+		b.Log("noise", i, "@someone ` + "```" + ` \x1b[31m", strings.Repeat("x", 100))
+	}
+	b.Fatal("the benchmark broke")
+}
+`}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	git(t, s.src, "checkout", "-q", "-b", "pr3")
+	bad := commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
+	s.fake.SetHead(1, bad)
+
+	// Not the last attempt: retried, and nothing said yet.
+	j := benchJob(1, bad)
+	err := s.w.Handle(ctx, j)
+	if err == nil || permanent(err) {
+		t.Fatalf("a failing benchmark: err = %v, want a transient error", err)
+	}
+	if n := len(s.fake.Comments()); n != 0 {
+		t.Fatalf("%d comments before the last attempt, want none", n)
+	}
+
+	j.Attempt = j.MaxAttempts
+	for range 2 {
+		if err := s.w.Handle(ctx, j); err == nil || permanent(err) {
+			t.Fatalf("the last attempt: err = %v, want the job's transient error", err)
+		}
+		checkFailure(t, s.fake.Comments(), "no benchmark results")
+	}
+	body := s.fake.Comments()[0].Body
+	if !strings.Contains(body, "Tried 5 times") || !strings.Contains(body, "[...]") || !strings.Contains(body, "````text\n") {
+		t.Errorf("the reply does not say the tries, cut the output, or fence it longer than its backticks:\n%s", body)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+}
+
+// TestFailureReplyFails checks that a failure reply that cannot be posted
+// is an error the queue retries, even when the job's own is permanent.
+func TestFailureReplyFails(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	cfg := config.Default()
+	cfg.Review.Attempts = 1
+	s.w.Config = cfg
+	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost {
+			http.Error(w, `{"message":"down"}`, http.StatusBadGateway)
+			return true
+		}
+		return false
+	})
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	err := s.w.Handle(context.Background(), benchJob(1, other))
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
+		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
 	}
 }
 
@@ -362,7 +472,22 @@ func TestGerrit(t *testing.T) {
 	bad := *j
 	bad.Args.Revision = "1:" + ps2
 	bad.Args.Request.Gerrit = &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2}
-	if err := w.Handle(ctx, &bad); !permanent(err) {
-		t.Errorf("a revision that is not the patch set's: err = %v, want permanent", err)
+	for range 2 { // and a rescue: still one failure reply
+		if err := w.Handle(ctx, &bad); !permanent(err) {
+			t.Errorf("a revision that is not the patch set's: err = %v, want permanent", err)
+		}
+	}
+	got = nil
+	var failed []string
+	for _, m := range gs.Messages(t, change) {
+		switch m.Tag {
+		case review.Tag("serve-bench"):
+			got = append(got, m.Message)
+		case review.Tag("serve-bench-failed"):
+			failed = append(failed, m.Message)
+		}
+	}
+	if len(got) != 1 || len(failed) != 1 || !strings.HasPrefix(failed[0], "Patch Set 2:") || !strings.Contains(failed[0], "is not measured") {
+		t.Errorf("want the result and one failure reply on patch set 2, got %d and:\n%s", len(got), strings.Join(failed, "\n---\n"))
 	}
 }

@@ -52,7 +52,9 @@ var _ queue.Handler = (*Worker)(nil).Handle
 // cannot mend (a request that is not valid, a fetch that is not the bound
 // commit, missing credentials, a review that is gone) is queue.Permanent;
 // the rest (a fetch, a server that did not answer) are retried. Every
-// reply is posted once, however often the job runs.
+// reply is posted once, however often the job runs: a run job that fails
+// for good (a permanent error, or any on its last attempt) is answered
+// with a failure reply instead of its result (replyFailure).
 func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 	a := &j.Args
 	req := a.Request // a copy: the queued job stays as it was
@@ -61,6 +63,31 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		_, err := job.Post(ctx, &req, w.Config, w.Env)
 		return classify(err)
 	}
+	err := w.run(ctx, a, req)
+	if err == nil || !final(j, err) {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Stopped, not failed: the queue puts the job back.
+		return err
+	}
+	if perr := w.replyFailure(ctx, j, err); perr != nil {
+		// Not the job's error: that one may be permanent, and the
+		// reply must be tried again.
+		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, firstLine(err.Error()), perr))
+	}
+	return err
+}
+
+// final reports whether err ends the job: a permanent error, or any on
+// the last attempt. A Job with no MaxAttempts (made by hand) is on its
+// last.
+func final(j *queue.Job, err error) bool {
+	return queue.IsPermanent(err) || j.Attempt >= j.MaxAttempts
+}
+
+// run runs a run job on req, a copy of its request.
+func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) error {
 	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
 		return queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
 	}
@@ -113,13 +140,13 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	if cfg == nil {
 		cfg = config.Default()
 	}
+	if err := checkTarget(a, req, cfg); err != nil {
+		return nil, err
+	}
 	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
 	switch {
-	case strings.HasPrefix(a.Review, "github:") && req.GitHub != nil:
-		pr, err := review.ParsePullRequest(req.GitHub.PullRequest)
-		if err != nil || "github:"+pr.String() != a.Review || a.Revision != req.GitHub.HeadSHA {
-			return nil, queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
-		}
+	case strings.HasPrefix(a.Review, "github:"):
+		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked
 		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
@@ -155,27 +182,13 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 			},
 		}, nil
 
-	case strings.HasPrefix(a.Review, "gerrit:") && req.Gerrit != nil:
+	default:
+		// Checked by checkTarget.
 		g := req.Gerrit
-		ps, commit, ok := strings.Cut(a.Revision, ":")
-		psn, err := strconv.Atoi(ps)
-		if !ok || err != nil || psn <= 0 || g.Change == "" || g.Revision != commit {
-			return nil, queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
-		}
-		change, err := strconv.Atoi(g.Change)
-		if err != nil || change <= 0 {
-			return nil, queue.Permanent(fmt.Errorf("work: %s: change %q: want its number", a, g.Change))
-		}
-		server := g.Server
-		if server == "" {
-			server = cfg.Review.Gerrit
-		}
-		if server, err = review.CheckServerURL(server); err != nil {
-			return nil, queue.Permanent(fmt.Errorf("work: %s: %v", a, err))
-		}
-		if u, _ := url.Parse(server); u == nil || !strings.HasPrefix(a.Review, "gerrit:"+u.Host+":") {
-			return nil, queue.Permanent(fmt.Errorf("work: %s: the request's server %s is not the job's", a, server))
-		}
+		ps, commit, _ := strings.Cut(a.Revision, ":")
+		psn, _ := strconv.Atoi(ps)
+		change, _ := strconv.Atoi(g.Change)
+		server := gerritServer(g, cfg)
 		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
 		if err != nil {
 			return nil, &job.SetupError{Field: "gerrit", Err: err}
@@ -219,7 +232,53 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 			},
 		}, nil
 	}
-	return nil, queue.Permanent(fmt.Errorf("work: %s: the request has no review target of the job's review", a))
+}
+
+// checkTarget checks that req's review target is the job's review and
+// revision, so that the job's replies, its result or its failure, go
+// there and nowhere else.
+func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
+	switch {
+	case strings.HasPrefix(a.Review, "github:") && req.GitHub != nil:
+		pr, err := review.ParsePullRequest(req.GitHub.PullRequest)
+		if err != nil || "github:"+pr.String() != a.Review || a.Revision != req.GitHub.HeadSHA {
+			return queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
+		}
+		return nil
+	case strings.HasPrefix(a.Review, "gerrit:") && req.Gerrit != nil:
+		g := req.Gerrit
+		ps, commit, ok := strings.Cut(a.Revision, ":")
+		psn, err := strconv.Atoi(ps)
+		if !ok || err != nil || psn <= 0 || g.Change == "" || g.Revision != commit {
+			return queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
+		}
+		change, err := strconv.Atoi(g.Change)
+		if err != nil || change <= 0 {
+			return queue.Permanent(fmt.Errorf("work: %s: change %q: want its number", a, g.Change))
+		}
+		server := gerritServer(g, cfg)
+		if _, err := review.CheckServerURL(server); err != nil {
+			return queue.Permanent(fmt.Errorf("work: %s: %v", a, err))
+		}
+		if u, _ := url.Parse(server); u == nil || !strings.HasPrefix(a.Review, "gerrit:"+u.Host+":") || !strings.HasSuffix(a.Review, ":"+g.Change) {
+			return queue.Permanent(fmt.Errorf("work: %s: the request's server %s and change %s are not the job's", a, server, g.Change))
+		}
+		return nil
+	}
+	return queue.Permanent(fmt.Errorf("work: %s: the request has no review target of the job's review", a))
+}
+
+// gerritServer returns the URL of g's server, as review.CheckServerURL
+// gives it back when it is valid.
+func gerritServer(g *job.Gerrit, cfg *config.Config) string {
+	server := g.Server
+	if server == "" {
+		server = cfg.Review.Gerrit
+	}
+	if s, err := review.CheckServerURL(server); err == nil {
+		return s
+	}
+	return server
 }
 
 // classify marks the errors that running the job again cannot mend as
