@@ -230,7 +230,7 @@ func (e *Event) ReplyArgs() (*queue.Args, error) {
 	var revision, cmd, kind string
 	switch e.Decision.Verdict {
 	case command.Answer:
-		revision, cmd, kind = "message:"+e.MessageID, "help", "help-"+kindSafe(e.MessageID)
+		revision, cmd, kind = "message:"+e.MessageID, "help", "help-"+review.KindPart(e.MessageID)
 	case command.Refuse:
 		id := strconv.Itoa(e.Author.AccountID)
 		revision, cmd, kind = "account:"+id, "refuse", "refusal-"+id
@@ -252,20 +252,6 @@ func (e *Event) ReplyArgs() (*queue.Args, error) {
 			Gerrit: &job.Gerrit{Server: e.Server, Change: strconv.Itoa(e.Change), Revision: e.Commit},
 		},
 	}, nil
-}
-
-// kindSafe returns s in the letters a message's kind may have
-// (review.CheckKind): lower-case letters, digits and dashes.
-func kindSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return '-'
-	}, s)
 }
 
 // A Handler takes one event: queues its job, or posts its reply. An

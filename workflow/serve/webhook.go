@@ -306,7 +306,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	case command.Refuse:
 		// One refusal per author and pull request, whatever they write
 		// and however often.
-		login := kindSafe(c.Login)
+		login := review.KindPart(c.Login)
 		a = replyArgs(pr, "login:"+login, CommandRefuse, "refusal-"+login, dec.Reply)
 	case command.Answer:
 		id := strconv.FormatInt(ev.Comment.ID, 10)
@@ -377,21 +377,6 @@ func replyArgs(pr review.PullRequest, revision, cmd, kind, text string) *queue.A
 			GitHub: &job.GitHub{PullRequest: pr.String()},
 		},
 	}
-}
-
-// kindSafe returns login in the letters a message's kind may have
-// (review.CheckKind): lower case, with anything but letters, digits and
-// dashes made a dash.
-func kindSafe(login string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return '-'
-	}, login)
 }
 
 // clip cuts s to at most n bytes for a log line or an answer.
