@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -53,8 +52,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	rand.Read(b)
 	branch := "dryrun-test-" + hex.EncodeToString(b)
 	git("remote", "add", "origin", gs.URL+"/a/"+gs.Project)
-	auth := base64.StdEncoding.EncodeToString([]byte(gs.User + ":" + gs.Password))
-	git("-c", "http.extraHeader=Authorization: Basic "+auth, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+	git("-c", gs.GitAuth(), "push", "-q", "origin", "HEAD:refs/heads/"+branch)
 	files := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(files, name)

@@ -6,11 +6,13 @@ package gerrittest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +156,27 @@ func (s Server) Changes(t testing.TB, query string) []Change {
 	var cs []Change
 	s.Do(t, "GET", "/changes/?q="+url.QueryEscape(query)+"&o=CURRENT_REVISION&o=CURRENT_COMMIT&o=MESSAGES", nil, &cs)
 	return cs
+}
+
+// GitAuth returns the git -c setting that signs git's HTTP requests in as
+// the test account: `git -c "$(GitAuth)" push …`.
+func (s Server) GitAuth() string {
+	return "http.extraHeader=Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(s.User+":"+s.Password))
+}
+
+// Git runs git in dir as the test account (the identity Gerrit accepts as a
+// committer, no user or system configuration, and GitAuth for the server)
+// and returns its trimmed output; a failure fails t.
+func (s Server) Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", s.GitAuth()}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+		"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
 }

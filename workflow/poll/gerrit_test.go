@@ -3,12 +3,10 @@ package poll
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -43,27 +41,14 @@ type gitRepo struct {
 func newGitRepo(t *testing.T, s gerrittest.Server) *gitRepo {
 	r := &gitRepo{t: t, s: s, dir: t.TempDir(), changeID: "I" + randHex(20)}
 	r.git("init", "-q", "-b", "master")
-	r.git("-c", "http.extraHeader="+r.auth(), "fetch", "-q", s.URL+"/a/"+s.Project, "master")
+	r.git("fetch", "-q", s.URL+"/a/"+s.Project, "master")
 	r.git("reset", "-q", "--hard", "FETCH_HEAD")
 	return r
 }
 
-func (r *gitRepo) auth() string {
-	return "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(r.s.User+":"+r.s.Password))
-}
-
 func (r *gitRepo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
-		"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return r.s.Git(r.t, r.dir, args...)
 }
 
 // push commits content (amending: a new patch set of the same change)
@@ -79,7 +64,7 @@ func (r *gitRepo) push(content, hashtag string, amend bool) string {
 		args = append(args, "--amend")
 	}
 	r.git(args...)
-	r.git("-c", "http.extraHeader="+r.auth(), "push", "-q", r.s.URL+"/a/"+r.s.Project, "HEAD:refs/for/master%hashtag="+hashtag)
+	r.git("push", "-q", r.s.URL+"/a/"+r.s.Project, "HEAD:refs/for/master%hashtag="+hashtag)
 	return r.git("rev-parse", "HEAD")
 }
 

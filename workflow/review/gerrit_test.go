@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,31 +58,22 @@ func newTestGerrit(t *testing.T, s testServer, o Options) *Gerrit {
 // test project's master branch.
 type testRepo struct {
 	t   *testing.T
+	s   gerrittest.Server
 	dir string
 }
 
 func newTestRepo(t *testing.T, s testServer) *testRepo {
 	t.Helper()
-	r := &testRepo{t: t, dir: t.TempDir()}
+	r := &testRepo{t: t, s: gerrittest.Server{URL: s.url, User: s.user, Password: s.password, Project: s.project}, dir: t.TempDir()}
 	r.git("init", "-q", "-b", "master")
-	auth := base64.StdEncoding.EncodeToString([]byte(s.user + ":" + s.password))
-	r.git("-c", "http.extraHeader=Authorization: Basic "+auth, "fetch", "-q", s.url+"/a/"+s.project, "master")
+	r.git("fetch", "-q", s.url+"/a/"+s.project, "master")
 	r.git("reset", "-q", "--hard", "FETCH_HEAD")
 	return r
 }
 
 func (r *testRepo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
-		"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return r.s.Git(r.t, r.dir, args...)
 }
 
 // commit writes a file and commits it with the Change-Id, amending the last

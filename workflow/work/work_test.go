@@ -3,7 +3,6 @@ package work
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -414,7 +413,7 @@ func TestGerrit(t *testing.T) {
 	b := make([]byte, 4)
 	rand.Read(b)
 	branch := "work-test-" + hex.EncodeToString(b)
-	auth := "http.extraHeader=Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(gs.User+":"+gs.Password))
+	auth := gs.GitAuth()
 	remote := gs.URL + "/a/" + gs.Project
 
 	src := t.TempDir()
