@@ -86,6 +86,9 @@ func notes(bw *errWriter, r *Result, md bool) {
 	for _, warning := range warnings(r) {
 		items = append(items, "warning: "+warning)
 	}
+	if r.Run != nil {
+		items = append(items, r.Run.Isolation.String())
+	}
 	if k := key(r); k != "" {
 		items = append(items, k)
 	}

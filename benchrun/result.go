@@ -3,6 +3,7 @@ package benchrun
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchmath"
@@ -241,6 +242,44 @@ type RunInfo struct {
 	Wall      time.Duration `json:"wall_ns"`           // the whole run, checkouts included
 	Build     time.Duration `json:"build_ns"`          // go test -c, both sides
 	BenchTime time.Duration `json:"bench_ns"`          // benchmark processes, start to exit
+
+	// Isolation says how the processes ran: in which sandbox, with which
+	// limits, or in none.
+	Isolation Isolation `json:"isolation"`
+}
+
+// An Isolation says how a run's processes ran. Its zero value is "not
+// sandboxed": as the user that ran patchbot, with its files and network
+// (but never its credentials).
+type Isolation struct {
+	// Sandbox names the sandbox and what it keeps out; "" is none.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Limits are the limits in force, as "memory 4 GiB (cgroup v1)".
+	Limits []string `json:"limits,omitempty"`
+	// Unlimited are the limits the sandbox could not set here, and why.
+	Unlimited []string `json:"unlimited,omitempty"`
+}
+
+// An Isolator is a Runner that says how it runs the processes, for the
+// result. A Runner that is not one is taken for no sandbox.
+type Isolator interface {
+	Runner
+	Isolation() Isolation
+}
+
+// String says it in a line.
+func (i Isolation) String() string {
+	if i.Sandbox == "" {
+		return "not sandboxed: the benchmarks ran as this user, with its files and network (without its credentials)"
+	}
+	s := "sandboxed: " + i.Sandbox
+	if len(i.Limits) > 0 {
+		s += "; limits: " + strings.Join(i.Limits, ", ")
+	}
+	if len(i.Unlimited) > 0 {
+		s += "; not limited: " + strings.Join(i.Unlimited, "; ")
+	}
+	return s
 }
 
 // Overhead is the share of the wall time that patchbot itself spent, rather

@@ -201,6 +201,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		Bench: o.Bench, Count: o.Count, Benchtime: o.Benchtime, CPU: o.CPU,
 		Order: o.Order,
 	}
+	if iso, ok := o.Runner.(Isolator); ok {
+		info.Isolation = iso.Isolation()
+	}
 	if o.Order == Shuffled {
 		info.Seed = o.Seed
 	}

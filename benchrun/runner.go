@@ -32,6 +32,7 @@ import (
 //   - return an *exec.ExitError only when the program itself ran and
 //     failed (a package that does not build, a benchmark that failed),
 //     an error wrapping ErrTimedOut for a process it killed on c.Timeout,
+//     one wrapping ErrLimit for one killed on another limit of its own,
 //     and any other error when it did not run the program to its end:
 //     refused it, or could not start it. benchrun.Run reports the first
 //     two as the program's failure (a build error, a failed benchmark
@@ -114,6 +115,12 @@ func (c *Command) String() string {
 // outlived its Command's Timeout.
 var ErrTimedOut = errors.New("timed out")
 
+// ErrLimit is wrapped by the error of a process that a Runner killed, or
+// saw killed, for going over another of its limits (memory, CPU time,
+// output): like a timeout, the program's own failure. The error says
+// which limit, in words for the result.
+var ErrLimit = errors.New("killed")
+
 // Direct is the Runner Run uses when Options.Runner is nil: it runs c on
 // this machine, in a process group of its own, and kills the group when
 // ctx is done or c.Timeout passes, and what is left of it when the
@@ -149,7 +156,7 @@ func Direct(ctx context.Context, c *Command) error {
 // its still holding it).
 func ranAndFailed(err error) bool {
 	var exit *exec.ExitError
-	return errors.As(err, &exit) || errors.Is(err, ErrTimedOut) || errors.Is(err, exec.ErrWaitDelay)
+	return errors.As(err, &exit) || errors.Is(err, ErrTimedOut) || errors.Is(err, ErrLimit) || errors.Is(err, exec.ErrWaitDelay)
 }
 
 // credentialName reports whether an environment variable called name may
