@@ -43,6 +43,13 @@ type Bench struct {
 	// Format is the output format: benchcmp, benchstat, markdown,
 	// gerrit or json.
 	Format string `yaml:"format" json:"format"`
+
+	// Sandbox runs the benchmarks, and the builds of their test
+	// binaries, in bubblewrap: no network, no credentials, none of the
+	// user's files, and limits (docs/sandbox.md). For patches one did
+	// not write. patchbot serve always runs them so, unless started
+	// with -unsafe-no-sandbox.
+	Sandbox bool `yaml:"sandbox" json:"sandbox"`
 }
 
 // The values Order and Format accept; benchrun defines them, and a test in

@@ -234,10 +234,12 @@ func (s *Sandbox) probe(ctx context.Context) error {
 		Stdout: &out, Stderr: &out, Timeout: time.Minute,
 	}
 	if err := s.exec(ctx, c); err != nil {
+		// bwrap's own message, when it failed, is the output's
+		// first line; else the error says what happened.
 		msg := strings.TrimSpace(out.String())
 		e := &SetupError{Err: fmt.Errorf("%s could not run a program: %v", s.version, err)}
 		if msg != "" {
-			e.Err = fmt.Errorf("%s could not run a program: %v: %s", s.version, err, firstLine(msg))
+			e.Err = fmt.Errorf("%s could not run a program: %s", s.version, strings.TrimSuffix(firstLine(msg), "."))
 		}
 		if strings.Contains(msg, "namespace") || strings.Contains(msg, "Operation not permitted") || strings.Contains(msg, "setting up uid map") {
 			e.Remedy = "user namespaces seem to be off here: check that sysctl kernel.unprivileged_userns_clone is 1 (Debian) and user.max_user_namespaces is above 0, that Ubuntu's kernel.apparmor_restrict_unprivileged_userns is 0 or bwrap has an AppArmor profile, and that a container runs with a seccomp profile that allows unshare and clone (Docker: --security-opt seccomp=unconfined)"

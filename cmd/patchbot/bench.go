@@ -57,6 +57,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		var threshold config.Percent
 		fs.Var(&threshold, "threshold", "with -fail-on-regression, the worsening that fails, a `PERCENT` like 5% (default: bench.threshold)")
 		failOnRegression := fs.Bool("fail-on-regression", false, "exit 1 when a benchmark got significantly worse by more than -threshold")
+		sandboxed := fs.Bool("sandbox", false, "build and run the benchmarks in a bubblewrap sandbox: no network, no credentials, none of your files (default: bench.sandbox)")
 
 		return func(e *env, args []string) error {
 			cfg, err := config.Load(*cfgFile)
@@ -110,6 +111,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
 					Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, CPU: *cpu,
 					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
+					Sandbox: *sandboxed,
 				}}
 				if len(args) > 0 {
 					req.Base = args[0]
@@ -150,7 +152,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 }
 
 // runFlags are the flags that only make sense when bench runs benchmarks.
-var runFlags = []string{"repo", "pkg", "bench", "count", "benchtime", "cpu", "timeout", "order", "seed", "o"}
+var runFlags = []string{"repo", "pkg", "bench", "count", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
 
 // stringsFlag is a flag that may be given several times.
 type stringsFlag []string

@@ -28,6 +28,7 @@ var fieldFlags = map[string]string{
 	"bench.timeout_ns":    "-timeout",
 	"bench.order":         "-order",
 	"bench.seed":          "-seed",
+	"bench.sandbox":       "-sandbox",
 	"gerrit.server":       "-gerrit",
 	"gerrit.change":       "-change",
 	"gerrit.revision":     "-revision",

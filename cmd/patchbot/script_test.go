@@ -68,6 +68,10 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("GOPROXY", "off")
 	env.Setenv("GOTOOLCHAIN", "local")
 	env.Setenv("GOFLAGS", "-mod=mod")
+	// The sandbox's own build cache (in the user's cache directory) is
+	// shared by the scripts, and kept between runs like GOCACHE: filled,
+	// it saves each sandboxed script a build of the standard library.
+	env.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "patchbot-test-cache"))
 	return nil
 }
 

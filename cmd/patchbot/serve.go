@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/sandbox"
 	comment "github.com/patchbot/patchbot/workflow/command"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/poll"
@@ -43,7 +44,7 @@ var serveGitHubURL string
 
 var cmdServe = &command{
 	name:  "serve",
-	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N -unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
+	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
@@ -58,10 +59,12 @@ under -work, and reply on the review once.
 The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
 ~/.gitcookies); the fetches and the benchmarks never see them. The
-benchmarks of the code under review would run unsandboxed: there is no
-sandbox yet, so serve runs them only when started with -unsafe-no-sandbox,
-for repositories whose reviewers you trust. -workers 0 takes webhooks and polls
-into the queue and runs nothing, for another process on the same -db.
+benchmarks run the code under review, so they run in a bubblewrap sandbox
+(docs/sandbox.md): at start-up serve checks that one works here, and
+refuses to start workers without one, unless started with
+-unsafe-no-sandbox, for repositories whose every approved patch you trust.
+-workers 0 takes webhooks and polls into the queue and runs nothing, for
+another process on the same -db.
 
 Stopping: the HTTP server stops taking requests, the poller stops, and
 running jobs get a minute to finish before they are put back in the queue
@@ -75,7 +78,7 @@ See docs/serve.md.`,
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
 		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`, whose comments are never commands")
-		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "run the queued benchmarks, which run the patches' code, without a sandbox (there is none yet)")
+		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "where no sandbox works, run the queued benchmarks, which run the patches' code, without one")
 		return func(e *env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected arguments")
@@ -85,12 +88,6 @@ See docs/serve.md.`,
 				return usagef("-workers must be 0 or more")
 			case *every < minPoll:
 				return usagef("-poll must be at least %v", minPoll)
-			case *workers > 0 && !*unsafeNoSandbox:
-				// A queued benchmark runs code from a patch: a reviewer
-				// may be fooled, a patch may change after approval.
-				// Until benchmarks run sandboxed, running them is a
-				// choice made out loud.
-				return usagef("-workers %d would run the patches' benchmarks without a sandbox, which patchbot does not have yet: start with -unsafe-no-sandbox to accept that (for repositories whose every approved patch you trust), or with -workers 0 to only queue", *workers)
 			}
 			cfg, err := config.Load(*cfgFile)
 			if err != nil {
@@ -112,11 +109,27 @@ See docs/serve.md.`,
 			if *workDir == "" {
 				*workDir = filepath.Join(filepath.Dir(db.Path), "work")
 			}
-			return runServe(e, &server{
+			s := &server{
 				cfg: cfg, listen: *listen, dbURL: *dbURL, workers: *workers, workDir: *workDir,
 				poll: *every, secret: []byte(secret), githubLogin: *ghLogin,
 				stateDir: filepath.Dir(db.Path),
-			})
+			}
+			if *workers > 0 {
+				// A queued benchmark runs code from a patch: a reviewer
+				// may be fooled, a patch may change after approval.
+				// Without a sandbox, running it is a choice made out
+				// loud.
+				sb, err := sandbox.New(e.ctx, &sandbox.Options{})
+				switch {
+				case err == nil:
+					s.sandbox = sb
+				case !*unsafeNoSandbox:
+					return setupError{fmt.Errorf("%v\nserve runs no benchmark of a patch without a sandbox: make one work here, start with -workers 0 to only queue, or with -unsafe-no-sandbox to run them unsandboxed (for repositories whose every approved patch you trust)", err)}
+				default:
+					s.noSandbox = err
+				}
+			}
+			return runServe(e, s)
 		}
 	},
 }
@@ -132,6 +145,8 @@ type server struct {
 	poll        time.Duration
 	secret      []byte
 	githubLogin string
+	sandbox     *sandbox.Sandbox // the benchmarks' runner, when one works
+	noSandbox   error            // why none works, with -unsafe-no-sandbox
 }
 
 // runServe builds the parts of the bot, runs them until e.ctx ends, and
@@ -166,6 +181,12 @@ func runServe(e *env, s *server) error {
 			Config:    s.cfg,
 			Env:       job.Env{Getenv: os.Getenv, Log: &slogWriter{log: log, msg: "job log"}},
 			GitHubURL: serveGitHubURL,
+		}
+		if s.sandbox != nil {
+			w.Env.Runner = s.sandbox
+			log.Info("sandbox", "isolation", s.sandbox.Isolation().String())
+		} else {
+			log.Warn("no sandbox: the benchmarks run the patches' code unsandboxed (-unsafe-no-sandbox)", "err", s.noSandbox)
 		}
 		qopts.Handler = logJobs(log, w.Handle)
 	}

@@ -176,6 +176,12 @@ func TestServeGitHub(t *testing.T) {
 	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "ns/op") || !strings.Contains(cs[0].Body, "F") {
 		t.Fatalf("want one serve-bench comment with the table, got %+v\n%s", cs, stderr.String())
 	}
+	// With bubblewrap here (scripts/test installs it), the benchmarks ran
+	// in the sandbox, -unsafe-no-sandbox notwithstanding, and the reply
+	// says so.
+	if _, err := exec.LookPath("bwrap"); err == nil && !strings.Contains(cs[0].Body, "sandboxed: bubblewrap") {
+		t.Errorf("the reply does not say the benchmarks ran sandboxed:\n%s", cs[0].Body)
+	}
 
 	if got := deliver(); !strings.HasPrefix(got, "200 redelivery") {
 		t.Errorf("the same delivery again: %s", got)

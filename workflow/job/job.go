@@ -9,6 +9,7 @@ import (
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/sandbox"
 	"github.com/patchbot/patchbot/workflow/freeze"
 	"github.com/patchbot/patchbot/workflow/review"
 	"github.com/patchbot/patchbot/workflow/run"
@@ -112,7 +113,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 
 	// The bench step: the request's settings, else the run section's.
 	b := req.Bench.orDefaults(cfg.Run.Count, cfg.Run.Benchtime)
-	if o.Bench, err = benchOptions(&b, &cfg.Bench, env); err != nil {
+	if o.Bench, err = benchOptions(ctx, &b, &cfg.Bench, env); err != nil {
 		return nil, err
 	}
 
@@ -151,8 +152,18 @@ func (b BenchSettings) orDefaults(count int, benchtime string) BenchSettings {
 }
 
 // benchOptions returns benchrun's options for b, with the configuration's
-// timeout, order and alpha.
-func benchOptions(b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options, error) {
+// timeout, order and alpha; and, when b or the configuration asks for
+// the sandbox and env.Runner is not one, a sandbox (after its probe: a
+// *SetupError for {bench.sandbox} says why none works here).
+func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options, error) {
+	runner := env.Runner
+	if iso, ok := runner.(benchrun.Isolator); (b.Sandbox || bc.Sandbox) && (!ok || iso.Isolation().Sandbox == "") {
+		sb, err := sandbox.New(ctx, &sandbox.Options{Getenv: env.Getenv})
+		if err != nil {
+			return benchrun.Options{}, &SetupError{Field: "bench.sandbox", Err: err}
+		}
+		runner = sb
+	}
 	order, timeout := b.Order, b.Timeout
 	if order == "" {
 		order = bc.Order
@@ -179,7 +190,7 @@ func benchOptions(b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options
 		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
 		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
 		Progress: env.Progress,
-		Runner:   env.Runner,
+		Runner:   runner,
 	}, nil
 }
 

@@ -106,6 +106,11 @@ type BenchSettings struct {
 	Timeout time.Duration `json:"timeout_ns,omitempty"` // how long one run may take
 	Order   string        `json:"order,omitempty"`      // interleaved, sequential or shuffled
 	Seed    uint64        `json:"seed,omitempty"`       // of the shuffled order
+
+	// Sandbox runs the bench step in the sandbox (package sandbox);
+	// false leaves it to bench.sandbox. A sandbox Env.Runner is one
+	// already.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // PortSettings are the port step's own settings; the configuration's port

@@ -201,7 +201,7 @@ func Bench(ctx context.Context, req *Request, cfg *config.Config, env Env) (*ben
 		return nil, err
 	}
 	b := req.Bench.orDefaults(cfg.Bench.Count, cfg.Bench.Benchtime)
-	o, err := benchOptions(&b, &cfg.Bench, env)
+	o, err := benchOptions(ctx, &b, &cfg.Bench, env)
 	if err != nil {
 		return nil, err
 	}
