@@ -736,3 +736,270 @@ func TestServeBadInput(t *testing.T) {
 	f.deliver(signedDelivery("b-good", ghComment{pr: 1, id: 4, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
 	f.stop()
 }
+
+// A loadCase is one delivery of a load and what it must come to.
+type loadCase struct {
+	d    delivery
+	job  string // the identity of the job it asks for; "" none
+	kind string // the kind of the reply that job posts
+	pr   int
+}
+
+// serveLoad makes n deliveries to the command, on pull requests from 1000:
+// per ten, four help commands from a reviewer, one badly signed, one
+// stranger's command and a second one of theirs on the same pull request
+// (one refusal for both), one comment without a command, one redelivery of
+// an earlier delivery, and one stranger's help (a refusal), or, every
+// hundredth delivery, a reviewer's freeze, a job that fetches and runs.
+// It returns the cases and the pull requests the freezes are on.
+func serveLoad(n int, head func(pr int) string) []loadCase {
+	var cs []loadCase
+	for i := range n {
+		pr, id := 1000+i, int64(100000+i)
+		did := fmt.Sprintf("load-%04d", i)
+		c := ghComment{pr: pr, id: id, login: "gopher", body: "Thanks.\n\n/patchbot help"}
+		lc := loadCase{pr: pr, job: fmt.Sprintf("help github:owner/repo#%d @ comment:%d", pr, id), kind: fmt.Sprintf("help-%d", id)}
+		switch i % 10 {
+		case 3: // would be a job, were it GitHub's
+			lc.d = signedDelivery(did, c)
+			lc.d.sig = serve.Sign([]byte("not the secret"), lc.d.body)
+			lc.job, lc.kind = "", ""
+			cs = append(cs, lc)
+			continue
+		case 4:
+			c.login, c.body = "stranger", "/patchbot bench -count 5"
+			lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:stranger", pr), "refusal-stranger"
+		case 5: // the stranger again, on the last pull request: no new job
+			c.pr, c.login, c.body = pr-1, "stranger", "/patchbot freeze"
+			lc.pr, lc.job, lc.kind = pr-1, "", ""
+		case 6:
+			c.body = "LGTM"
+			lc.job, lc.kind = "", ""
+		case 7: // GitHub's redelivery of the help five before
+			lc = cs[i-5]
+			lc.job, lc.kind = "", ""
+			cs = append(cs, lc)
+			continue
+		case 9:
+			if i%100 == 9 {
+				c.body = "/patchbot freeze"
+				lc.job, lc.kind = fmt.Sprintf("freeze github:owner/repo#%d @ %s", pr, head(pr)), "serve-freeze"
+			} else {
+				c.login = "passer-by"
+				lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:passer-by", pr), "refusal-passer-by"
+			}
+		}
+		lc.d = signedDelivery(did, c)
+		cs = append(cs, lc)
+	}
+	return cs
+}
+
+// freezePRs are the pull requests serveLoad(n) asks a freeze on.
+func freezePRs(n int) []int {
+	var prs []int
+	for i := 9; i < n; i += 100 {
+		prs = append(prs, 1000+i)
+	}
+	return prs
+}
+
+// A loadResult is what one delivery got back, and how long it took.
+type loadResult struct {
+	status  int
+	text    string
+	latency time.Duration
+}
+
+// sendLoad sends the deliveries to the command: with pace 0 from clients
+// goroutines, each as soon as its last answer came; with a pace, each in a
+// goroutine of its own at that interval (an open loop, as GitHub sends).
+// The results are in the deliveries' order.
+func (f *serveFixture) sendLoad(ds []delivery, clients int, pace time.Duration) []loadResult {
+	out := make([]loadResult, len(ds))
+	do := func(i int) {
+		start := time.Now()
+		status, text, err := f.post(ds[i])
+		if err != nil {
+			f.tb.Errorf("delivery %s: %v", ds[i].id, err)
+			return
+		}
+		out[i] = loadResult{status: status, text: text, latency: time.Since(start)}
+	}
+	var wg sync.WaitGroup
+	if pace > 0 {
+		tick := time.NewTicker(pace)
+		defer tick.Stop()
+		for i := range ds {
+			if i > 0 {
+				<-tick.C
+			}
+			wg.Go(func() { do(i) })
+		}
+	} else {
+		next := make(chan int)
+		for range clients {
+			wg.Go(func() {
+				for i := range next {
+					do(i)
+				}
+			})
+		}
+		for i := range ds {
+			next <- i
+		}
+		close(next)
+	}
+	wg.Wait()
+	return out
+}
+
+// percentile returns the p'th percentile (0 < p < 100) of the latencies.
+func percentile(rs []loadResult, p int) time.Duration {
+	ls := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		ls[i] = r.latency
+	}
+	slices.Sort(ls)
+	return ls[min(len(ls)-1, len(ls)*p/100)]
+}
+
+// TestServeLoad delivers 1,000 events (200 with -short) to the running
+// command from 8 clients at once, 10% redeliveries and 10% badly signed, while its workers
+// reply, and checks that exactly the right jobs are queued (in /api/jobs,
+// and on disk after the command stopped), that each is done on its first
+// attempt and replied to once, and that the log has one line per delivery.
+func TestServeLoad(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200 // scripts/test's race pass
+	}
+	prs := freezePRs(n)
+	f := startServe(t, serveLoadWorkers, prs...)
+	cases := serveLoad(n, func(int) string { return f.head })
+	ds := make([]delivery, len(cases))
+	want := map[string]loadCase{}
+	for i, c := range cases {
+		ds[i] = c.d
+		if c.job != "" {
+			want[c.job] = c
+		}
+	}
+
+	start := time.Now()
+	results := f.sendLoad(ds, 8, 0)
+	sent := time.Since(start)
+	status := map[int]int{}
+	for i, r := range results {
+		status[r.status]++
+		switch c := cases[i]; {
+		case c.d.sig != serve.Sign(f.secret, c.d.body):
+			if r.status != http.StatusUnauthorized {
+				t.Errorf("delivery %d, badly signed: %d %s", i, r.status, r.text)
+			}
+		case r.status != http.StatusAccepted && r.status != http.StatusOK:
+			t.Errorf("delivery %d: %d %s", i, r.status, r.text)
+		case c.job != "" && r.status == http.StatusOK && !strings.HasPrefix(r.text, "duplicate of job"):
+			// A job's first delivery may be a duplicate only of its
+			// twin (the stranger's second comment) sent at once.
+			t.Errorf("delivery %d, a new job: %d %s", i, r.status, r.text)
+		}
+	}
+	if status[http.StatusUnauthorized] != n/10 || status[http.StatusAccepted] != len(want) || status[http.StatusOK] != n-n/10-len(want) {
+		t.Errorf("answers %v; want %d 401, %d 202 and %d 200", status, n/10, len(want), n-n/10-len(want))
+	}
+
+	jobs := f.waitJobs(len(want), 2*time.Minute)
+	drained := time.Since(start)
+	for id, c := range want {
+		j, ok := jobs[id]
+		switch {
+		case !ok:
+			t.Errorf("no job %s", id)
+		case j.State != "completed" || j.Attempt != 1:
+			t.Errorf("job %s: %s on attempt %d, errors %+v", id, j.State, j.Attempt, j.Errors)
+		}
+		if rs := f.replies(c.pr)[c.kind]; len(rs) != 1 {
+			t.Errorf("#%d: %d comments of kind %s, want 1", c.pr, len(rs), c.kind)
+		}
+	}
+	if n, m := len(f.fake.Comments()), f.fake.Count("POST "); n != len(want) || m != len(want) {
+		t.Errorf("%d comments in %d posts; want %d, one per job", n, m, len(want))
+	}
+	if n := f.fake.Count("PATCH "); n != 0 {
+		t.Errorf("%d comments edited, want none", n)
+	}
+	if lines := strings.Count(f.stderr.String(), " msg=webhook "); lines != n {
+		t.Errorf("%d webhook log lines for %d deliveries", lines, n)
+	}
+	f.stop()
+	stored := f.storedJobs()
+	if len(stored) != len(want) {
+		t.Errorf("the queue's database holds %d jobs, want %d", len(stored), len(want))
+	}
+	for _, j := range stored {
+		if id := fmt.Sprintf("%s %s @ %s", j.Command, j.Review, j.Revision); want[id].job == "" || j.State != "completed" {
+			t.Errorf("stored job %d: %s, %s", j.ID, id, j.State)
+		}
+	}
+	t.Logf("%d deliveries in %v (%.0f/s, p50 %v, p99 %v); %d jobs, all replied to, %v after the first delivery",
+		n, sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99), len(want), drained.Round(time.Millisecond))
+}
+
+// serveLoadWorkers is TestServeLoad's -workers. River gives a worker its
+// next job at most every 100 ms (its fetch cooldown), so one worker posts
+// about 10 replies a second, and the load's 600 would take a minute;
+// eight post them in a few seconds, and show that jobs running at once
+// do not double a reply.
+const serveLoadWorkers = 8
+
+// BenchmarkServeWebhook measures the command's webhook through its own
+// HTTP server: deliveries per second, and the 50th and 99th percentiles of
+// the time from sending a delivery to its answer (202: the job is in the
+// SQLite queue). Each delivery is a new comment on a pull request of its
+// own. Client, command and fake GitHub share the machine.
+//
+//	bench:        a reviewer's /patchbot bench, the most a delivery costs
+//	              (the author's permission and the pull request's head read
+//	              from the fake GitHub, a job inserted); -workers 0, so the
+//	              process only queues
+//	help+workers: a reviewer's /patchbot help (one read, a job inserted),
+//	              with -workers 1 posting the replies meanwhile (the
+//	              queue's own writes beside the webhook's)
+//	max:          4 clients, each sending when its last answer came
+//	rate=200:     an open loop at 200 deliveries a second, as GitHub sends
+func BenchmarkServeWebhook(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		body    string
+		workers int
+		pace    time.Duration
+	}{
+		{"bench/max", "/patchbot bench -count 10 ./codec", 0, 0},
+		{"bench/rate=200", "/patchbot bench -count 10 ./codec", 0, 5 * time.Millisecond},
+		{"help+workers/rate=200", "/patchbot help", 1, 5 * time.Millisecond},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f := startServe(b, bc.workers)
+			ds := make([]delivery, b.N)
+			for i := range ds {
+				pr := 1000 + i
+				f.fake.SetHead(pr, f.head)
+				ds[i] = signedDelivery(fmt.Sprintf("bench-%d", i), ghComment{pr: pr, id: int64(100000 + i), login: "gopher", body: bc.body})
+			}
+			b.ResetTimer()
+			start := time.Now()
+			results := f.sendLoad(ds, 4, bc.pace)
+			elapsed := time.Since(start)
+			b.StopTimer()
+			for i, r := range results {
+				if r.status != http.StatusAccepted {
+					b.Fatalf("delivery %d: %d %s", i, r.status, r.text)
+				}
+			}
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
+			b.ReportMetric(float64(percentile(results, 50).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(percentile(results, 99).Microseconds())/1000, "p99-ms")
+		})
+	}
+}
