@@ -18,7 +18,12 @@ type Error struct {
 	Detail   string // the first line of the server's answer, or the transport error
 	Hint     string // what to do about it
 	Attempts int    // requests made; more than 1 when retried
-	Err      error  // underlying error, without credentials
+	// Transient reports that the last answer was one that passes with
+	// time (a 5xx, 408, 429, a rate limit such as GitHub's 403s, a broken
+	// connection) and only outlasted the retry Policy: the same request
+	// may succeed later.
+	Transient bool
+	Err       error // underlying error, without credentials
 }
 
 func (e *Error) Error() string {
@@ -49,8 +54,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Permanent reports whether retrying the same request later cannot help
 // without a change by the user (credentials, permissions, the change named).
+// A rate limit is not permanent, though GitHub answers it with a 403.
 func (e *Error) Permanent() bool {
-	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusTooManyRequests && e.Status != http.StatusRequestTimeout
+	return !e.Transient && e.Status >= 400 && e.Status < 500 && e.Status != http.StatusTooManyRequests && e.Status != http.StatusRequestTimeout
 }
 
 // firstLine returns the first non-empty line of s, trimmed and cut to a

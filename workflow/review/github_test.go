@@ -297,6 +297,10 @@ func TestGitHubPrimaryRateLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "rate limit exceeded until ") || !strings.Contains(err.Error(), "more than the") {
 		t.Fatalf("error = %v, want one saying until when the rate limit holds", err)
 	}
+	// A 403 that is a rate limit passes: a queue may try again later.
+	if e, ok := errors.AsType[*Error](err); !ok || e.Status != http.StatusForbidden || !e.Transient || e.Permanent() {
+		t.Errorf("error %#v: want a 403 that is transient, not permanent", err)
+	}
 	if testing.Verbose() {
 		t.Log(err)
 	}

@@ -66,6 +66,9 @@ func TestClassify(t *testing.T) {
 		if e.Permanent() == transient {
 			t.Errorf("Error{Status: %d}.Permanent() = %v", status, e.Permanent())
 		}
+		if e := (&Error{Status: status, Transient: true}); e.Permanent() {
+			t.Errorf("Error{Status: %d, Transient: true}.Permanent() = true", status)
+		}
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"slices"
@@ -296,13 +295,10 @@ func classify(err error) error {
 	if _, ok := errors.AsType[*config.Error](err); ok {
 		return queue.Permanent(err)
 	}
-	if e, ok := errors.AsType[*review.Error](err); ok {
-		switch {
-		case e.Status == http.StatusRequestTimeout, e.Status == http.StatusTooManyRequests:
-		case e.Status >= 400 && e.Status < 500:
-			// Gone, forbidden, refused: the review's answer, not an outage.
-			return queue.Permanent(err)
-		}
+	if e, ok := errors.AsType[*review.Error](err); ok && e.Permanent() {
+		// Gone, forbidden, refused: the review's answer, not an outage
+		// (nor a rate limit, which GitHub answers with a 403 too).
+		return queue.Permanent(err)
 	}
 	return err
 }

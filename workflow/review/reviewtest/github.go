@@ -18,8 +18,8 @@ import (
 )
 
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
-// comments (of any pull request: the fake does not tell them apart),
-// milestones, issues, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
+// comments (each on the pull request it was created on, or, when set with
+// SetComments, on every one), milestones, issues, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
 // Enterprise does, so that a client that builds absolute URLs instead of
 // resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
 // Lists hold two items a page, so that paging is exercised. It records
@@ -50,6 +50,10 @@ type Comment struct {
 	ID      int64  `json:"id"`
 	Body    string `json:"body"`
 	HTMLURL string `json:"html_url"`
+	// Issue is the number of the issue or pull request the comment was
+	// created on; 0 (SetComments' comments, unless set) lists it on
+	// every one.
+	Issue int `json:"-"`
 }
 
 // A Milestone is a milestone as the fake stores it.
@@ -262,8 +266,14 @@ func state(r *http.Request) string {
 }
 
 func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
-	cs := slices.Clone(g.comments)
+	var cs []Comment
+	for _, c := range g.comments {
+		if c.Issue == 0 || c.Issue == n {
+			cs = append(cs, c)
+		}
+	}
 	g.mu.Unlock()
 	page(w, r, cs)
 }
@@ -274,10 +284,11 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
 		return
 	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.nextID++
-	c := Comment{ID: g.nextID, Body: in.Body,
+	c := Comment{ID: g.nextID, Body: in.Body, Issue: n,
 		HTMLURL: fmt.Sprintf("https://github.example/%s/%s/pull/%s#issuecomment-%d", r.PathValue("owner"), r.PathValue("repo"), r.PathValue("n"), g.nextID)}
 	g.comments = append(g.comments, c)
 	w.WriteHeader(http.StatusCreated)

@@ -1,0 +1,1005 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/workflow/queue"
+	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/workflow/serve"
+)
+
+// The tests in this file run 'patchbot serve' in-process, as
+// TestServeGitHub does, and talk to it only as GitHub would: signed
+// deliveries over loopback to its HTTP server, a fake GitHub API
+// (reviewtest) that its reads and its workers' replies go to, and a
+// directory of bare repositories as GitHub's git. They break the fake
+// GitHub's answers (faults) and check that in the end every pull request
+// has exactly one reply of each kind, the queue exactly the right jobs.
+
+// A serveFixture is a running 'patchbot serve' and the fakes around it.
+type serveFixture struct {
+	tb     testing.TB
+	addr   string // host:port of the command's HTTP server
+	fake   *reviewtest.GitHub
+	faults *faults
+	stderr *syncBuffer
+	secret []byte
+	dbFile string // the queue's SQLite file
+	head   string // every pull request's head commit in the bare repository
+	client *http.Client
+	code   chan int
+	cancel context.CancelFunc
+	done   bool
+}
+
+// serveSecret and serveToken are the fixture's credentials: the log must
+// hold neither.
+const (
+	serveSecret = "serve-fault-secret-0123456789"
+	serveToken  = "ghp_servefaultFAKEtoken"
+)
+
+// serveTestConfig keeps the review client's retries short, so that a fault
+// that outlasts them is left to the queue's retry (River's first is about
+// a second later) and the tests stay fast: two attempts, 10 ms apart, and
+// no wait for a server that asks for more than 200 ms.
+const serveTestConfig = `review:
+  attempts: 2
+  backoff: 10ms
+  max_wait: 200ms
+  timeout: 5s
+`
+
+// startServe starts 'patchbot serve' with the given number of workers on
+// a free loopback port, with a temporary queue and work directory, the fake
+// GitHub (gopher may write; anyone else may not) and a bare repository
+// owner/repo whose pull requests prs are at one commit. It stops when the
+// test ends, if stop was not called.
+func startServe(tb testing.TB, workers int, prs ...int) *serveFixture {
+	tb.Helper()
+	root := tb.TempDir()
+	src, gh := filepath.Join(root, "src"), filepath.Join(root, "gh")
+	bare := filepath.Join(gh, "owner", "repo")
+	for _, d := range []string{src, bare} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	git := func(dir string, args ...string) string {
+		tb.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+			"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
+			"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module example.com/w\n\ngo 1.22\n"), 0o666); err != nil {
+		tb.Fatal(err)
+	}
+	git(bare, "init", "-q", "--bare")
+	git(src, "init", "-q", "-b", "master")
+	git(src, "add", "-A")
+	git(src, "commit", "-q", "-m", "base")
+	git(src, "push", "-q", bare, "HEAD:refs/heads/master")
+	if err := os.WriteFile(filepath.Join(src, "w.go"), []byte("package w\n"), 0o666); err != nil {
+		tb.Fatal(err)
+	}
+	git(src, "add", "-A")
+	git(src, "commit", "-q", "-m", "w: a package")
+	head := git(src, "rev-parse", "HEAD")
+	refs := []string{"-q", bare}
+	for _, n := range prs {
+		refs = append(refs, fmt.Sprintf("HEAD:refs/pull/%d/head", n))
+	}
+	if len(prs) > 0 {
+		git(src, append([]string{"push"}, refs...)...)
+	}
+
+	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub(), faults: &faults{}, stderr: &syncBuffer{},
+		secret: []byte(serveSecret), dbFile: filepath.Join(root, "q.db"), head: head, code: make(chan int, 1),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
+	tb.Cleanup(f.fake.Close)
+	f.fake.SetFault(f.faults.serve(f.fake))
+	f.fake.SetPermission("gopher", "write")
+	for _, n := range prs {
+		f.fake.SetHead(n, head)
+	}
+
+	tb.Setenv("HOME", filepath.Join(root, "home"))
+	tb.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	tb.Setenv(serve.EnvWebhookSecret, serveSecret)
+	tb.Setenv(review.EnvGitHubToken, serveToken)
+	tb.Setenv(review.EnvGitHubAPIURL, f.fake.URL)
+	tb.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
+	serveGitHubURL = gh
+	tb.Cleanup(func() { serveGitHubURL = "" })
+	cfgFile := filepath.Join(root, "config.yaml")
+	if err := os.WriteFile(cfgFile, []byte(serveTestConfig), 0o666); err != nil {
+		tb.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	args := []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:" + f.dbFile,
+		"-work", filepath.Join(root, "work"), "-workers", fmt.Sprint(workers)}
+	if workers > 0 {
+		args = append(args, "-unsafe-no-sandbox")
+	}
+	go func() {
+		f.code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: f.stderr}, args)
+	}()
+	tb.Cleanup(func() {
+		if !f.done {
+			f.stop()
+		}
+	})
+	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(f.stderr.String()); m != nil {
+			f.addr = m[1]
+			break
+		}
+		select {
+		case c := <-f.code:
+			f.done = true
+			tb.Fatalf("serve exited %d before serving:\n%s", c, f.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("serve did not start:\n%s", f.stderr.String())
+		}
+	}
+	return f
+}
+
+// stop stops the command as SIGTERM does and checks that it exits 0 and
+// that its log holds no credential.
+func (f *serveFixture) stop() {
+	f.tb.Helper()
+	f.done = true
+	f.cancel()
+	f.client.CloseIdleConnections()
+	select {
+	case c := <-f.code:
+		if c != exitOK {
+			f.tb.Errorf("serve exited %d, want 0:\n%s", c, f.stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		f.tb.Fatalf("serve did not stop:\n%s", f.stderr.String())
+	}
+	log := f.stderr.String()
+	for _, s := range []string{serveSecret, serveToken, "sha256="} {
+		if strings.Contains(log, s) {
+			f.tb.Errorf("the log holds %q", s)
+		}
+	}
+	if s := f.fake.Stray(); len(s) > 0 {
+		f.tb.Errorf("requests outside the API prefix: %v", s)
+	}
+}
+
+// A ghComment is a pull-request comment that a delivery announces.
+type ghComment struct {
+	pr    int
+	id    int64
+	login string
+	body  string
+}
+
+// payload is the issue_comment event of c, written now.
+func (c ghComment) payload() []byte {
+	now := time.Now().UTC().Format(time.RFC3339)
+	user := map[string]any{"login": c.login, "type": "User"}
+	body, _ := json.Marshal(map[string]any{
+		"action": "created",
+		"issue":  map[string]any{"number": c.pr, "pull_request": map[string]any{"url": fmt.Sprintf("https://api.github.example/repos/owner/repo/pulls/%d", c.pr)}},
+		"comment": map[string]any{"id": c.id, "body": c.body, "user": user,
+			"created_at": now, "updated_at": now},
+		"repository": map[string]any{"full_name": "owner/repo", "name": "repo"},
+		"sender":     user,
+	})
+	return body
+}
+
+// A delivery is one POST to the webhook, kept so that it can be sent again
+// (a redelivery keeps its X-GitHub-Delivery and its body).
+type delivery struct {
+	id, event   string
+	body        []byte
+	sig         string
+	contentType string // "": application/json
+}
+
+// signedDelivery is GitHub's delivery of c's event, signed with the secret.
+func signedDelivery(id string, c ghComment) delivery {
+	body := c.payload()
+	return delivery{id: id, event: "issue_comment", body: body, sig: serve.Sign([]byte(serveSecret), body)}
+}
+
+// post sends d and returns the status and the one-line answer.
+func (f *serveFixture) post(d delivery) (int, string, error) {
+	req, err := http.NewRequest("POST", "http://"+f.addr+"/webhook/github", bytes.NewReader(d.body))
+	if err != nil {
+		return 0, "", err
+	}
+	ct := d.contentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("X-GitHub-Event", d.event)
+	req.Header.Set("X-GitHub-Delivery", d.id)
+	if d.sig != "" {
+		req.Header.Set("X-Hub-Signature-256", d.sig)
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(text)), err
+}
+
+// deliver sends d and fails the test unless the answer has the status and
+// starts with prefix; it returns the answer's text.
+func (f *serveFixture) deliver(d delivery, status int, prefix string) string {
+	f.tb.Helper()
+	got, text, err := f.post(d)
+	if err != nil {
+		f.tb.Fatalf("delivery %s: %v", d.id, err)
+	}
+	if got != status || !strings.HasPrefix(text, prefix) {
+		f.tb.Fatalf("delivery %s: %d %q; want %d %q...\n%s", d.id, got, text, status, prefix, f.stderr.String())
+	}
+	return text
+}
+
+// apiJob is a job as GET /api/jobs shows it.
+type apiJob struct {
+	queue.JobInfo
+	ResultURL string `json:"result_url"`
+}
+
+func (j apiJob) identity() string {
+	return fmt.Sprintf("%s %s @ %s", j.Command, j.Review, j.Revision)
+}
+
+// jobs returns the command's GET /api/jobs?limit=1000, newest first.
+func (f *serveFixture) jobs() []apiJob {
+	f.tb.Helper()
+	resp, err := f.client.Get("http://" + f.addr + "/api/jobs?limit=1000")
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var js []apiJob
+	if err := json.NewDecoder(resp.Body).Decode(&js); err != nil || resp.StatusCode != http.StatusOK {
+		f.tb.Fatalf("GET /api/jobs: %d %v", resp.StatusCode, err)
+	}
+	return js
+}
+
+// finished reports whether River is done with a job.
+func finished(state string) bool {
+	return state == "completed" || state == "cancelled" || state == "discarded"
+}
+
+// waitJobs waits until the queue holds n jobs, every one of them finished,
+// and returns them by identity.
+func (f *serveFixture) waitJobs(n int, within time.Duration) map[string]apiJob {
+	f.tb.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		js := f.jobs()
+		if len(js) == n && !slices.ContainsFunc(js, func(j apiJob) bool { return !finished(j.State) }) {
+			m := map[string]apiJob{}
+			for _, j := range js {
+				if _, dup := m[j.identity()]; dup {
+					f.tb.Errorf("two jobs %s", j.identity())
+				}
+				m[j.identity()] = j
+			}
+			return m
+		}
+		if time.Now().After(deadline) {
+			f.tb.Fatalf("after %v, %d jobs, want %d all finished: %+v\n%s", within, len(js), n, js, f.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// wantNoJobs checks that the queue is empty.
+func (f *serveFixture) wantNoJobs(after string) {
+	f.tb.Helper()
+	if js := f.jobs(); len(js) != 0 {
+		f.tb.Fatalf("after %s, %d jobs queued, want none: %+v", after, len(js), js)
+	}
+}
+
+// replies returns the fake's comments on pull request n, by the kind their
+// marker names, and fails the test on a comment without a marker.
+func (f *serveFixture) replies(n int) map[string][]reviewtest.Comment {
+	f.tb.Helper()
+	m := map[string][]reviewtest.Comment{}
+	markerRE := regexp.MustCompile(`^<!-- patchbot:(\S+) -->\n`)
+	for _, c := range f.fake.Comments() {
+		if c.Issue != n {
+			continue
+		}
+		k := markerRE.FindStringSubmatch(c.Body)
+		if k == nil {
+			f.tb.Errorf("a comment on #%d without a marker: %q", n, c.Body)
+			continue
+		}
+		m[k[1]] = append(m[k[1]], c)
+	}
+	return m
+}
+
+// wantReplies checks that pull request n has exactly one comment of each
+// kind, and no other.
+func (f *serveFixture) wantReplies(n int, kinds ...string) {
+	f.tb.Helper()
+	got := f.replies(n)
+	for _, k := range kinds {
+		if len(got[k]) != 1 {
+			f.tb.Errorf("#%d: %d comments of kind %s, want 1: %+v", n, len(got[k]), k, got[k])
+		}
+		delete(got, k)
+	}
+	for k, cs := range got {
+		f.tb.Errorf("#%d: unexpected comments of kind %s: %+v", n, k, cs)
+	}
+}
+
+// storedJobs opens the queue's database after the command stopped and
+// lists its jobs: what was queued is on disk, not only in /api/jobs.
+func (f *serveFixture) storedJobs() []queue.JobInfo {
+	f.tb.Helper()
+	ctx := context.Background()
+	q, err := queue.Open(ctx, "sqlite:"+f.dbFile, nil)
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	defer q.Stop(ctx)
+	js, err := q.Jobs(ctx, 10000)
+	if err != nil {
+		f.tb.Fatal(err)
+	}
+	return js
+}
+
+// faults breaks some of the fake GitHub's answers, by rule.
+type faults struct {
+	mu    sync.Mutex
+	rules []*fault
+}
+
+// A fault breaks the answers to the requests with its method (""; any)
+// and path (the fake's, under /api/v3): it lets the first after of them through,
+// then breaks the next n of them (-1: every one), or, with a window, every
+// one for that long from the first it broke.
+type fault struct {
+	method, path string
+	after, n     int
+	window       time.Duration
+	how          breakage
+
+	seen, broken int
+	since        time.Time
+}
+
+// A breakage is how a fault breaks an answer.
+type breakage int
+
+const (
+	unavailable      breakage = iota // 503 Service Unavailable; nothing done
+	lostAnswer                       // done, then the connection closed without an answer
+	badGatewayLie                    // done, then 502 Bad Gateway, as a proxy that lost the answer says
+	rateLimited                      // 403, the hourly rate limit used up until a minute from now
+	secondaryLimited                 // 403, a secondary rate limit: retry after a second
+)
+
+// add adds a rule and returns it, to count what it broke.
+func (fs *faults) add(fl *fault) *fault {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.rules = append(fs.rules, fl)
+	return fl
+}
+
+// clear removes every rule.
+func (fs *faults) clear() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.rules = nil
+}
+
+// count returns how many answers fl broke.
+func (fs *faults) count(fl *fault) int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fl.broken
+}
+
+// serve is the fake's fault function.
+func (fs *faults) serve(fake *reviewtest.GitHub) func(w http.ResponseWriter, r *http.Request) bool {
+	return func(w http.ResponseWriter, r *http.Request) bool {
+		how, ok := fs.match(r)
+		if !ok {
+			return false
+		}
+		switch how {
+		case unavailable:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"message":"Service Unavailable (a fault of the test)"}`)
+		case lostAnswer:
+			fake.Serve(httptest.NewRecorder(), r)
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			conn.Close()
+		case rateLimited:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-RateLimit-Limit", "5000")
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("X-RateLimit-Reset", fmt.Sprint(time.Now().Add(time.Minute).Unix()))
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `{"message":"API rate limit exceeded for user ID 1."}`)
+		case secondaryLimited:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`)
+		case badGatewayLie:
+			fake.Serve(httptest.NewRecorder(), r)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			io.WriteString(w, "<html><body>502 Bad Gateway</body></html>")
+		}
+		return true
+	}
+}
+
+func (fs *faults) match(r *http.Request) (breakage, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, fl := range fs.rules {
+		if fl.method != "" && fl.method != r.Method || fl.path != r.URL.Path {
+			continue
+		}
+		fl.seen++
+		switch {
+		case fl.seen <= fl.after:
+			continue
+		case fl.window > 0:
+			if fl.since.IsZero() {
+				fl.since = time.Now()
+			}
+			if time.Since(fl.since) > fl.window {
+				continue
+			}
+		case fl.n >= 0 && fl.broken >= fl.n:
+			continue
+		}
+		fl.broken++
+		return fl.how, true
+	}
+	return 0, false
+}
+
+// The fake's paths.
+func permissionPath(login string) string {
+	return "/api/v3/repos/owner/repo/collaborators/" + login + "/permission"
+}
+func pullPath(n int) string     { return fmt.Sprintf("/api/v3/repos/owner/repo/pulls/%d", n) }
+func commentsPath(n int) string { return fmt.Sprintf("/api/v3/repos/owner/repo/issues/%d/comments", n) }
+
+// TestServeGitHub5xx: GitHub answers 5xx for a while, during a delivery's
+// reads and during the workers' replies. A delivery whose reads fail even
+// after the review client's retries gets a 502 and queues nothing; its
+// redelivery queues the job once, and a redelivery after that is answered
+// from memory; a reply that fails past the client's retries is the job's
+// error, and the queue's retry posts it. In the end each pull request has
+// exactly one reply of each kind, and the queue exactly the three jobs,
+// completed.
+func TestServeGitHub5xx(t *testing.T) {
+	f := startServe(t, 1, 1)
+	freezeD := signedDelivery("d-freeze", ghComment{pr: 1, id: 11, login: "gopher", body: "/patchbot freeze"})
+	helpD := signedDelivery("d-help", ghComment{pr: 2, id: 21, login: "gopher", body: "/patchbot help"})
+	refuseD := signedDelivery("d-refuse", ghComment{pr: 3, id: 31, login: "stranger", body: "/patchbot bench"})
+
+	// GitHub is down for the permission reads: every delivery that needs
+	// one is a 502, after the client's two attempts, and nothing is queued.
+	perm := f.faults.add(&fault{method: "GET", path: permissionPath("gopher"), n: -1})
+	permStranger := f.faults.add(&fault{method: "GET", path: permissionPath("stranger"), n: -1})
+	for _, d := range []delivery{freezeD, helpD, refuseD} {
+		f.deliver(d, http.StatusBadGateway, "reading the author's permission failed; redeliver")
+	}
+	if n, m := f.faults.count(perm), f.faults.count(permStranger); n != 4 || m != 2 {
+		t.Errorf("%d and %d permission reads broken; want 4 and 2 (two attempts per delivery)", n, m)
+	}
+	f.wantNoJobs("GitHub failed every permission read")
+
+	// The permission answers, the pull request's head does not: the
+	// redelivery of the command fails again, at its second read.
+	f.faults.clear()
+	head := f.faults.add(&fault{method: "GET", path: pullPath(1), n: -1})
+	f.deliver(freezeD, http.StatusBadGateway, "reading the pull request's head failed; redeliver")
+	if n := f.faults.count(head); n != 2 {
+		t.Errorf("%d head reads broken; want 2", n)
+	}
+	f.wantNoJobs("GitHub failed the head read")
+
+	// GitHub answers 5xx a while longer: each of the deliveries' reads
+	// fails once (the review client's retry mends it within the delivery),
+	// and the replies fail past the client's retries once (the job's first
+	// attempt fails; the queue's retry posts). The refusal's comments fail
+	// for 300 ms from the first request for them, whatever is asked.
+	f.faults.clear()
+	freezePost := f.faults.add(&fault{method: "POST", path: commentsPath(1), n: 3})
+	helpList := f.faults.add(&fault{method: "GET", path: commentsPath(2), n: 3})
+	f.faults.add(&fault{path: commentsPath(3), window: 300 * time.Millisecond})
+	for _, d := range []struct {
+		delivery
+		read string
+	}{{freezeD, pullPath(1)}, {helpD, permissionPath("gopher")}, {refuseD, permissionPath("stranger")}} {
+		fl := f.faults.add(&fault{method: "GET", path: d.read, n: 1})
+		f.deliver(d.delivery, http.StatusAccepted, "queued job")
+		if n := f.faults.count(fl); n != 1 {
+			t.Errorf("delivery %s: %d reads broken, want 1", d.id, n)
+		}
+	}
+	// GitHub's redeliveries of handled deliveries: nothing new, and no
+	// read of GitHub (the workers never read permissions).
+	reads := f.fake.Count("GET " + permissionPath("gopher"))
+	for _, d := range []delivery{freezeD, helpD, refuseD} {
+		f.deliver(d, http.StatusOK, "redelivery, already handled: queued job")
+	}
+	if n := f.fake.Count("GET "+permissionPath("gopher")) - reads; n != 0 {
+		t.Errorf("redeliveries read GitHub %d times", n)
+	}
+	// The stranger asks again on the same pull request: one refusal per
+	// author and pull request, so the job is a duplicate.
+	again := signedDelivery("d-refuse-2", ghComment{pr: 3, id: 32, login: "stranger", body: "/patchbot freeze"})
+	f.deliver(again, http.StatusOK, "duplicate of job")
+
+	jobs := f.waitJobs(3, 30*time.Second)
+	want := map[string]int{ // identity: the attempt it completed on
+		"freeze github:owner/repo#1 @ " + f.head:      2,
+		"help github:owner/repo#2 @ comment:21":       2,
+		"refuse github:owner/repo#3 @ login:stranger": 0, // 1 or 2: the window is time
+	}
+	for id, attempt := range want {
+		j, ok := jobs[id]
+		switch {
+		case !ok:
+			t.Errorf("no job %s; have %v", id, keys(jobs))
+		case j.State != "completed":
+			t.Errorf("job %s: %s, want completed: %+v", id, j.State, j.Errors)
+		case attempt != 0 && (j.Attempt != attempt || len(j.Errors) != attempt-1):
+			t.Errorf("job %s: completed on attempt %d with errors %+v; want attempt %d", id, j.Attempt, j.Errors, attempt)
+		case len(j.Errors) > 0 && !strings.Contains(j.Errors[0].Error, "503"):
+			t.Errorf("job %s: first error %q, want GitHub's 503", id, j.Errors[0].Error)
+		}
+	}
+	if n, m := f.faults.count(freezePost), f.faults.count(helpList); n != 3 || m != 3 {
+		t.Errorf("%d reply posts and %d comment lists broken; want 3 and 3", n, m)
+	}
+	f.wantReplies(1, "serve-freeze")
+	f.wantReplies(2, "help-21")
+	f.wantReplies(3, "refusal-stranger")
+	if n := f.fake.Count("PATCH "); n != 0 {
+		t.Errorf("%d comments edited; each reply was posted once and never changed", n)
+	}
+
+	log := f.stderr.String()
+	if n := strings.Count(log, "outcome=\"lookup failed\""); n != 4 {
+		t.Errorf("%d deliveries logged as failed lookups, want 4", n)
+	}
+	f.stop()
+	stored := f.storedJobs()
+	if len(stored) != 3 {
+		t.Errorf("the queue's database holds %d jobs, want 3: %+v", len(stored), stored)
+	}
+	if testing.Verbose() {
+		t.Logf("log:\n%s", f.stderr.String())
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// TestServeGitHubLostReply: GitHub stores a reply but its answer is lost,
+// the connection closed before it (the help on #4), or a proxy's 502 after
+// it (the freeze reply on #5, whose next list of comments fails too, so
+// that the client gives up and the queue runs the job again). Either way
+// the retry finds the comment by its marker and posts no second one.
+func TestServeGitHubLostReply(t *testing.T) {
+	f := startServe(t, 1, 5)
+	lost := f.faults.add(&fault{method: "POST", path: commentsPath(4), n: 1, how: lostAnswer})
+	lied := f.faults.add(&fault{method: "POST", path: commentsPath(5), n: 1, how: badGatewayLie})
+	// The job's first look (nothing there yet) passes; the client's look
+	// before its second attempt fails, twice: the job's first attempt fails.
+	f.faults.add(&fault{method: "GET", path: commentsPath(5), after: 1, n: 1})
+
+	f.deliver(signedDelivery("l-help", ghComment{pr: 4, id: 41, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
+	f.deliver(signedDelivery("l-freeze", ghComment{pr: 5, id: 51, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
+	jobs := f.waitJobs(2, 30*time.Second)
+
+	help := jobs["help github:owner/repo#4 @ comment:41"]
+	if help.State != "completed" || help.Attempt != 1 {
+		t.Errorf("help job: %s on attempt %d (%+v); want completed on attempt 1, by the client's own retry", help.State, help.Attempt, help.Errors)
+	}
+	freeze := jobs["freeze github:owner/repo#5 @ "+f.head]
+	if freeze.State != "completed" || freeze.Attempt != 2 {
+		t.Errorf("freeze job: %s on attempt %d (%+v); want completed on attempt 2, by the queue's retry", freeze.State, freeze.Attempt, freeze.Errors)
+	}
+	if n, m := f.faults.count(lost), f.faults.count(lied); n != 1 || m != 1 {
+		t.Errorf("%d and %d answers lost; want 1 and 1", n, m)
+	}
+	for _, n := range []int{4, 5} {
+		if posts := f.fake.Count("POST " + commentsPath(n)); posts != 1 {
+			t.Errorf("#%d: %d comments created; want 1, whose answer was lost", n, posts)
+		}
+	}
+	f.wantReplies(4, "help-41")
+	f.wantReplies(5, "serve-freeze")
+	f.stop()
+	if testing.Verbose() {
+		t.Logf("log:\n%s", f.stderr.String())
+	}
+}
+
+// TestServeGitHubRateLimited: GitHub's rate limits are not "no": a reply
+// refused by the hourly limit (a freeze's, on #6) or a secondary limit (a
+// help's, on #7) for longer than the client waits is the job's error, and
+// the queue's retry posts it once the limit is gone, rather than the job
+// being cancelled and the reply lost.
+func TestServeGitHubRateLimited(t *testing.T) {
+	f := startServe(t, 1, 6)
+	f.faults.add(&fault{method: "POST", path: commentsPath(6), n: 1, how: rateLimited})
+	f.faults.add(&fault{method: "POST", path: commentsPath(7), n: 1, how: secondaryLimited})
+	f.deliver(signedDelivery("r-freeze", ghComment{pr: 6, id: 61, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
+	f.deliver(signedDelivery("r-help", ghComment{pr: 7, id: 71, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
+	jobs := f.waitJobs(2, 30*time.Second)
+	for _, id := range []string{"freeze github:owner/repo#6 @ " + f.head, "help github:owner/repo#7 @ comment:71"} {
+		j := jobs[id]
+		if j.State != "completed" || j.Attempt != 2 || len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, "rate limit") {
+			t.Errorf("job %s: %s on attempt %d, errors %+v; want completed on attempt 2 after a rate limit", id, j.State, j.Attempt, j.Errors)
+		}
+	}
+	f.wantReplies(6, "serve-freeze")
+	f.wantReplies(7, "help-71")
+	f.stop()
+}
+
+// TestServeBadInput: what the handler's tests cannot show, through the
+// command's own HTTP server: a body over the 1 MiB cap is answered 413
+// (not a broken connection) even while the client is still sending it, a
+// form-encoded delivery 415, a GET of the webhook 405; nothing is queued,
+// nothing is asked of GitHub, and the server goes on answering.
+func TestServeBadInput(t *testing.T) {
+	f := startServe(t, 0)
+	big := ghComment{pr: 1, id: 1, login: "gopher", body: "/patchbot help\n\n" + strings.Repeat("x", 2<<20)}
+	bigD := signedDelivery("b-big", big)
+	f.deliver(bigD, http.StatusRequestEntityTooLarge, "body larger than 1048576 bytes")
+	form := signedDelivery("b-form", ghComment{pr: 1, id: 2, login: "gopher", body: "/patchbot help"})
+	form.contentType = "application/x-www-form-urlencoded"
+	f.deliver(form, http.StatusUnsupportedMediaType, "content type")
+	unsigned := signedDelivery("b-unsigned", ghComment{pr: 1, id: 3, login: "gopher", body: "/patchbot help"})
+	unsigned.sig = ""
+	f.deliver(unsigned, http.StatusUnauthorized, "missing X-Hub-Signature-256")
+	resp, err := f.client.Get("http://" + f.addr + "/webhook/github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /webhook/github: %d, want 405", resp.StatusCode)
+	}
+	f.wantNoJobs("bad deliveries")
+	if rs := f.fake.Requests(); len(rs) != 0 {
+		t.Errorf("bad deliveries asked GitHub %q", rs)
+	}
+	// Still serving: a good delivery is queued.
+	f.deliver(signedDelivery("b-good", ghComment{pr: 1, id: 4, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
+	f.stop()
+}
+
+// A loadCase is one delivery of a load and what it must come to.
+type loadCase struct {
+	d    delivery
+	job  string // the identity of the job it asks for; "" none
+	kind string // the kind of the reply that job posts
+	pr   int
+}
+
+// serveLoad makes n deliveries to the command, on pull requests from 1000:
+// per ten, four help commands from a reviewer, one badly signed, one
+// stranger's command and a second one of theirs on the same pull request
+// (one refusal for both), one comment without a command, one redelivery of
+// an earlier delivery, and one stranger's help (a refusal), or, every
+// hundredth delivery, a reviewer's freeze, a job that fetches and runs.
+// It returns the cases and the pull requests the freezes are on.
+func serveLoad(n int, head func(pr int) string) []loadCase {
+	var cs []loadCase
+	for i := range n {
+		pr, id := 1000+i, int64(100000+i)
+		did := fmt.Sprintf("load-%04d", i)
+		c := ghComment{pr: pr, id: id, login: "gopher", body: "Thanks.\n\n/patchbot help"}
+		lc := loadCase{pr: pr, job: fmt.Sprintf("help github:owner/repo#%d @ comment:%d", pr, id), kind: fmt.Sprintf("help-%d", id)}
+		switch i % 10 {
+		case 3: // would be a job, were it GitHub's
+			lc.d = signedDelivery(did, c)
+			lc.d.sig = serve.Sign([]byte("not the secret"), lc.d.body)
+			lc.job, lc.kind = "", ""
+			cs = append(cs, lc)
+			continue
+		case 4:
+			c.login, c.body = "stranger", "/patchbot bench -count 5"
+			lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:stranger", pr), "refusal-stranger"
+		case 5: // the stranger again, on the last pull request: no new job
+			c.pr, c.login, c.body = pr-1, "stranger", "/patchbot freeze"
+			lc.pr, lc.job, lc.kind = pr-1, "", ""
+		case 6:
+			c.body = "LGTM"
+			lc.job, lc.kind = "", ""
+		case 7: // GitHub's redelivery of the help five before
+			lc = cs[i-5]
+			lc.job, lc.kind = "", ""
+			cs = append(cs, lc)
+			continue
+		case 9:
+			if i%100 == 9 {
+				c.body = "/patchbot freeze"
+				lc.job, lc.kind = fmt.Sprintf("freeze github:owner/repo#%d @ %s", pr, head(pr)), "serve-freeze"
+			} else {
+				c.login = "passer-by"
+				lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:passer-by", pr), "refusal-passer-by"
+			}
+		}
+		lc.d = signedDelivery(did, c)
+		cs = append(cs, lc)
+	}
+	return cs
+}
+
+// freezePRs are the pull requests serveLoad(n) asks a freeze on.
+func freezePRs(n int) []int {
+	var prs []int
+	for i := 9; i < n; i += 100 {
+		prs = append(prs, 1000+i)
+	}
+	return prs
+}
+
+// A loadResult is what one delivery got back, and how long it took.
+type loadResult struct {
+	status  int
+	text    string
+	latency time.Duration
+}
+
+// sendLoad sends the deliveries to the command: with pace 0 from clients
+// goroutines, each as soon as its last answer came; with a pace, each in a
+// goroutine of its own at that interval (an open loop, as GitHub sends).
+// The results are in the deliveries' order.
+func (f *serveFixture) sendLoad(ds []delivery, clients int, pace time.Duration) []loadResult {
+	out := make([]loadResult, len(ds))
+	do := func(i int) {
+		start := time.Now()
+		status, text, err := f.post(ds[i])
+		if err != nil {
+			f.tb.Errorf("delivery %s: %v", ds[i].id, err)
+			return
+		}
+		out[i] = loadResult{status: status, text: text, latency: time.Since(start)}
+	}
+	var wg sync.WaitGroup
+	if pace > 0 {
+		tick := time.NewTicker(pace)
+		defer tick.Stop()
+		for i := range ds {
+			if i > 0 {
+				<-tick.C
+			}
+			wg.Go(func() { do(i) })
+		}
+	} else {
+		next := make(chan int)
+		for range clients {
+			wg.Go(func() {
+				for i := range next {
+					do(i)
+				}
+			})
+		}
+		for i := range ds {
+			next <- i
+		}
+		close(next)
+	}
+	wg.Wait()
+	return out
+}
+
+// percentile returns the p'th percentile (0 < p < 100) of the latencies.
+func percentile(rs []loadResult, p int) time.Duration {
+	ls := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		ls[i] = r.latency
+	}
+	slices.Sort(ls)
+	return ls[min(len(ls)-1, len(ls)*p/100)]
+}
+
+// TestServeLoad delivers 1,000 events (200 with -short) to the running
+// command from 8 clients at once, 10% redeliveries and 10% badly signed, while its workers
+// reply, and checks that exactly the right jobs are queued (in /api/jobs,
+// and on disk after the command stopped), that each is done on its first
+// attempt and replied to once, and that the log has one line per delivery.
+func TestServeLoad(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200 // scripts/test's race pass
+	}
+	prs := freezePRs(n)
+	f := startServe(t, serveLoadWorkers, prs...)
+	cases := serveLoad(n, func(int) string { return f.head })
+	ds := make([]delivery, len(cases))
+	want := map[string]loadCase{}
+	for i, c := range cases {
+		ds[i] = c.d
+		if c.job != "" {
+			want[c.job] = c
+		}
+	}
+
+	start := time.Now()
+	results := f.sendLoad(ds, 8, 0)
+	sent := time.Since(start)
+	status := map[int]int{}
+	for i, r := range results {
+		status[r.status]++
+		switch c := cases[i]; {
+		case c.d.sig != serve.Sign(f.secret, c.d.body):
+			if r.status != http.StatusUnauthorized {
+				t.Errorf("delivery %d, badly signed: %d %s", i, r.status, r.text)
+			}
+		case r.status != http.StatusAccepted && r.status != http.StatusOK:
+			t.Errorf("delivery %d: %d %s", i, r.status, r.text)
+		case c.job != "" && r.status == http.StatusOK && !strings.HasPrefix(r.text, "duplicate of job"):
+			// A job's first delivery may be a duplicate only of its
+			// twin (the stranger's second comment) sent at once.
+			t.Errorf("delivery %d, a new job: %d %s", i, r.status, r.text)
+		}
+	}
+	if status[http.StatusUnauthorized] != n/10 || status[http.StatusAccepted] != len(want) || status[http.StatusOK] != n-n/10-len(want) {
+		t.Errorf("answers %v; want %d 401, %d 202 and %d 200", status, n/10, len(want), n-n/10-len(want))
+	}
+
+	jobs := f.waitJobs(len(want), 2*time.Minute)
+	drained := time.Since(start)
+	for id, c := range want {
+		j, ok := jobs[id]
+		switch {
+		case !ok:
+			t.Errorf("no job %s", id)
+		case j.State != "completed" || j.Attempt != 1:
+			t.Errorf("job %s: %s on attempt %d, errors %+v", id, j.State, j.Attempt, j.Errors)
+		}
+		if rs := f.replies(c.pr)[c.kind]; len(rs) != 1 {
+			t.Errorf("#%d: %d comments of kind %s, want 1", c.pr, len(rs), c.kind)
+		}
+	}
+	if n, m := len(f.fake.Comments()), f.fake.Count("POST "); n != len(want) || m != len(want) {
+		t.Errorf("%d comments in %d posts; want %d, one per job", n, m, len(want))
+	}
+	if n := f.fake.Count("PATCH "); n != 0 {
+		t.Errorf("%d comments edited, want none", n)
+	}
+	if lines := strings.Count(f.stderr.String(), " msg=webhook "); lines != n {
+		t.Errorf("%d webhook log lines for %d deliveries", lines, n)
+	}
+	f.stop()
+	stored := f.storedJobs()
+	if len(stored) != len(want) {
+		t.Errorf("the queue's database holds %d jobs, want %d", len(stored), len(want))
+	}
+	for _, j := range stored {
+		if id := fmt.Sprintf("%s %s @ %s", j.Command, j.Review, j.Revision); want[id].job == "" || j.State != "completed" {
+			t.Errorf("stored job %d: %s, %s", j.ID, id, j.State)
+		}
+	}
+	t.Logf("%d deliveries in %v (%.0f/s, p50 %v, p99 %v); %d jobs, all replied to, %v after the first delivery",
+		n, sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99), len(want), drained.Round(time.Millisecond))
+}
+
+// serveLoadWorkers is TestServeLoad's -workers. River gives a worker its
+// next job at most every 100 ms (its fetch cooldown), so one worker posts
+// about 10 replies a second, and the load's 600 would take a minute;
+// eight post them in a few seconds, and show that jobs running at once
+// do not double a reply.
+const serveLoadWorkers = 8
+
+// BenchmarkServeWebhook measures the command's webhook through its own
+// HTTP server: deliveries per second, and the 50th and 99th percentiles of
+// the time from sending a delivery to its answer (202: the job is in the
+// SQLite queue). Each delivery is a new comment on a pull request of its
+// own. Client, command and fake GitHub share the machine.
+//
+//	bench:        a reviewer's /patchbot bench, the most a delivery costs
+//	              (the author's permission and the pull request's head read
+//	              from the fake GitHub, a job inserted); -workers 0, so the
+//	              process only queues
+//	help+workers: a reviewer's /patchbot help (one read, a job inserted),
+//	              with -workers 1 posting the replies meanwhile (the
+//	              queue's own writes beside the webhook's)
+//	max:          4 clients, each sending when its last answer came
+//	rate=200:     an open loop at 200 deliveries a second, as GitHub sends
+func BenchmarkServeWebhook(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		body    string
+		workers int
+		pace    time.Duration
+	}{
+		{"bench/max", "/patchbot bench -count 10 ./codec", 0, 0},
+		{"bench/rate=200", "/patchbot bench -count 10 ./codec", 0, 5 * time.Millisecond},
+		{"help+workers/rate=200", "/patchbot help", 1, 5 * time.Millisecond},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f := startServe(b, bc.workers)
+			ds := make([]delivery, b.N)
+			for i := range ds {
+				pr := 1000 + i
+				f.fake.SetHead(pr, f.head)
+				ds[i] = signedDelivery(fmt.Sprintf("bench-%d", i), ghComment{pr: pr, id: int64(100000 + i), login: "gopher", body: bc.body})
+			}
+			b.ResetTimer()
+			start := time.Now()
+			results := f.sendLoad(ds, 4, bc.pace)
+			elapsed := time.Since(start)
+			b.StopTimer()
+			for i, r := range results {
+				if r.status != http.StatusAccepted {
+					b.Fatalf("delivery %d: %d %s", i, r.status, r.text)
+				}
+			}
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
+			b.ReportMetric(float64(percentile(results, 50).Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(percentile(results, 99).Microseconds())/1000, "p99-ms")
+		})
+	}
+}
