@@ -37,6 +37,13 @@ func writeBenchstat(w io.Writer, r *Result) error {
 		}
 		bw.printf("omitted %s\n", o)
 	}
+	// Nor does it run benchmarks: how these ran, after everything.
+	if r.Run != nil {
+		if len(r.Tables)+len(r.Omitted) > 0 {
+			bw.printf("\n")
+		}
+		bw.printf("%s\n", r.Run.Isolation)
+	}
 	return bw.err
 }
 

@@ -166,7 +166,7 @@ func TestHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	text := res.String(benchrun.Benchcmp) + res.String(benchrun.Markdown) + res.String(benchrun.Gerrit)
+	text := res.String(benchrun.Benchcmp) + res.String(benchrun.Markdown) + res.String(benchrun.Gerrit) + res.String(benchrun.Benchstat)
 	t.Logf("result:\n%s", res.String(benchrun.Benchcmp))
 	if strings.Contains(text, "ESCAPED") || strings.Contains(text, canary) {
 		t.Errorf("an attack got through:\n%s", text)
