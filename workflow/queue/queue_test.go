@@ -233,6 +233,7 @@ func TestWorkedOnce(t *testing.T) {
 		t.Errorf("times not recorded: %+v", info)
 	}
 	info.AttemptedAt, info.FinalizedAt = time.Time{}, time.Time{}
+	info.metadata = nil
 	if fmt.Sprint(info) != fmt.Sprint(want) {
 		t.Errorf("Jobs lists\n%+v\nwant\n%+v", info, want)
 	}
