@@ -477,6 +477,26 @@ func (j JobInfo) Output() json.RawMessage {
 	return m.Output
 }
 
+// waiting are the states of a job that is waiting or running.
+var waiting = []rivertype.JobState{
+	rivertype.JobStatePending, rivertype.JobStateScheduled, rivertype.JobStateAvailable,
+	rivertype.JobStateRunning, rivertype.JobStateRetryable,
+}
+
+// Depth counts the jobs that wait or run (pending, scheduled, available,
+// running, retryable), up to limit. Unlike a count over Jobs, it does not
+// read the finished jobs and what they recorded.
+func (q *Queue) Depth(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	res, err := q.client.JobList(ctx, river.NewJobListParams().States(waiting...).First(limit))
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting jobs: %w", err)
+	}
+	return len(res.Jobs), nil
+}
+
 // Jobs lists up to limit jobs, the newest first, in any state River still
 // keeps (see Options.Retention).
 func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {

@@ -64,6 +64,7 @@ const (
 type Queue interface {
 	Insert(ctx context.Context, a *queue.Args) (queue.InsertResult, error)
 	Jobs(ctx context.Context, limit int) ([]queue.JobInfo, error)
+	Depth(ctx context.Context, limit int) (int, error)
 }
 
 var _ Queue = (*queue.Queue)(nil)

@@ -21,7 +21,7 @@ const (
 	DefaultAPIJobs = 100
 	MaxAPIJobs     = 1000
 	// PageJobs is how many recent jobs the status page lists; the queue's
-	// depth is counted among the MaxAPIJobs newest.
+	// depth is counted up to MaxAPIJobs.
 	PageJobs = 50
 	// statusTimeout bounds a status request's reads of the queue.
 	statusTimeout = 5 * time.Second
@@ -127,20 +127,20 @@ type pageBench struct {
 func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
 	defer cancel()
-	jobs, err := h.cfg.Queue.Jobs(ctx, MaxAPIJobs)
+	// The depth apart: the finished jobs' results are read for the
+	// page's jobs only.
+	depth, err := h.cfg.Queue.Depth(ctx, MaxAPIJobs)
+	var jobs []queue.JobInfo
+	if err == nil {
+		jobs, err = h.cfg.Queue.Jobs(ctx, PageJobs)
+	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "status", slog.String("error", err.Error()))
 		http.Error(w, "queue: not answering", http.StatusServiceUnavailable)
 		return
 	}
-	var p statusPage
+	p := statusPage{Depth: depth, More: depth == MaxAPIJobs}
 	for _, j := range jobs {
-		if unfinished[j.State] {
-			p.Depth++
-		}
-	}
-	p.More = len(jobs) == MaxAPIJobs
-	for _, j := range jobs[:min(len(jobs), PageJobs)] {
 		pj := pageJob{JobInfo: j}
 		if n := len(j.Errors); n > 0 {
 			pj.LastError = clip(j.Errors[n-1].Error, 300)
