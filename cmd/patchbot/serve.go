@@ -207,7 +207,7 @@ func runServe(e *env, s *server) error {
 		stopQueue()
 		return setupError{err}
 	}
-	h, err := serve.New(serve.Config{Secret: s.secret, Queue: q, GitHub: gh, Trust: trust, Logger: log})
+	h, err := serve.New(serve.Config{Secret: s.secret, Queue: q, GitHub: gh, Trust: trust, Results: jobResult, Logger: log})
 	if err != nil {
 		stopQueue()
 		return setupError{err}
@@ -338,6 +338,16 @@ func pollLoop(ctx context.Context, p *poll.Poller, q *queue.Queue, d time.Durati
 		case <-tick.C:
 		}
 	}
+}
+
+// jobResult is the status page's serve.Config.Results: what the workers
+// recorded with a job in the queue (work.Output), whichever process ran it.
+func jobResult(_ context.Context, j queue.JobInfo) (*serve.Result, error) {
+	o, err := work.ReadOutput(j.Output())
+	if o == nil || err != nil {
+		return nil, err
+	}
+	return &serve.Result{URL: o.URL, Bench: o.Bench, Note: o.Note}, nil
 }
 
 // logJobs logs one line when a job starts and one when it ends.

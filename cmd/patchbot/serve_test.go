@@ -56,7 +56,8 @@ func serveGit(t *testing.T, dir string, args ...string) string {
 // TestServeGitHub runs 'patchbot serve' in-process against the fake GitHub
 // and a directory of bare repositories as GitHub's: one signed delivery of
 // /patchbot bench on a pull request gives one comment with the table; the
-// same delivery again, still one; cancelling the command (SIGTERM's
+// same delivery again, still one; /api/jobs and the status page show the
+// comment's link, the table and a plot; cancelling the command (SIGTERM's
 // context) stops it, exit 0.
 func TestServeGitHub(t *testing.T) {
 	root := t.TempDir()
@@ -181,6 +182,40 @@ func TestServeGitHub(t *testing.T) {
 	// says so.
 	if _, err := exec.LookPath("bwrap"); err == nil && !strings.Contains(cs[0].Body, "sandboxed: bubblewrap") {
 		t.Errorf("the reply does not say the benchmarks ran sandboxed:\n%s", cs[0].Body)
+	}
+
+	// The status endpoints show what the job left, once the queue has
+	// it as completed: the comment's link, the table and a plot.
+	getStatus := func(path string) string {
+		t.Helper()
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		text, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, text)
+		}
+		return string(text)
+	}
+	var jobs []serve.APIJob
+	waitFor("the job completed", func() bool {
+		jobs = nil
+		return json.Unmarshal([]byte(getStatus("/api/jobs")), &jobs) == nil && len(jobs) == 1 && jobs[0].State == "completed"
+	})
+	if jobs[0].ResultURL != cs[0].HTMLURL || cs[0].HTMLURL == "" {
+		t.Errorf("/api/jobs: result_url %q; want the comment's %q", jobs[0].ResultURL, cs[0].HTMLURL)
+	}
+	page := getStatus("/")
+	for _, re := range []string{
+		`<a href="` + regexp.QuoteMeta(cs[0].HTMLURL) + `">reply</a>`,
+		`<pre>[^<]*BenchmarkF(-\d+)?\s`,                    // the benchcmp table
+		`<svg [^>]*>.*<text x="0" y="\d+">F(-\d+)?</text>`, // the plot, with the benchmark's name
+	} {
+		if !regexp.MustCompile(re).MatchString(page) {
+			t.Errorf("GET / does not match %s:\n%s", re, page)
+		}
 	}
 
 	if got := deliver(); !strings.HasPrefix(got, "200 redelivery") {

@@ -8,7 +8,9 @@
 // modernc.org/sqlite) and brings its schema up to date; Insert adds a job,
 // or reports that the same (review, revision, command) is already there;
 // Start works jobs with the caller's Handler; Stop stops; Jobs lists them
-// for a status page.
+// for a status page. A handler may record what a job left (Job.RecordOutput:
+// a reply's link, a benchmark result), which is stored with the job and
+// listed with it (JobInfo.Output).
 //
 // Execution is at least once: a job whose process died is run again once
 // River's rescuer finds it (Options.RescueAfter), so a handler's effects,
@@ -58,6 +60,15 @@ const (
 	DefaultRetention = 30 * 24 * time.Hour
 )
 
+// MaxOutput bounds what one job records (Job.RecordOutput), in bytes of
+// JSON: far below River's own bound of 32 MB, because a listing of the
+// queue (Jobs) reads every listed job's output from the database.
+const MaxOutput = 256 << 10
+
+// ErrOutputTooLarge is wrapped by the error of Job.RecordOutput for an
+// output over MaxOutput.
+var ErrOutputTooLarge = errors.New("over the queue's bound (queue.MaxOutput)")
+
 // A Handler does one job. An error makes River retry the job with backoff,
 // up to Options.MaxAttempts, unless it is permanent (Permanent, or a
 // *job.FieldError): then the job is cancelled and not run again. The
@@ -71,7 +82,32 @@ type Job struct {
 	Attempt     int            // 1 on the first run
 	MaxAttempts int            // the last attempt there will be
 	Errors      []AttemptError // of the attempts before this one
+
+	output json.RawMessage
 }
+
+// RecordOutput records v, as JSON, as what the job left: the queue stores
+// it with the job when the handler returns, whatever it returns, and
+// JobInfo.Output gives it back. A later call replaces it, as does the
+// output of a later attempt; an attempt that records nothing leaves the
+// one before in place. An output over MaxOutput is refused with an error
+// that wraps ErrOutputTooLarge, and what was recorded before stays. Call
+// it from the handler's goroutine, before the handler returns.
+func (j *Job) RecordOutput(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("queue: job %d: output: %w", j.ID, err)
+	}
+	if len(data) > MaxOutput {
+		return fmt.Errorf("queue: job %d: output of %d bytes is %w, %d bytes", j.ID, len(data), ErrOutputTooLarge, MaxOutput)
+	}
+	j.output = data
+	return nil
+}
+
+// Output returns what RecordOutput recorded in this attempt, as JSON; nil
+// when nothing was.
+func (j *Job) Output() json.RawMessage { return j.output }
 
 // Options configure a Queue. The zero value takes the defaults above.
 type Options struct {
@@ -343,6 +379,14 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 		return river.JobCancel(err)
 	}
 	err := w.q.opts.Handler(ctx, j)
+	if j.output != nil {
+		// Stored as the job's metadata "output" when River records
+		// this attempt's end; within MaxOutput, well inside River's
+		// own bound.
+		if rerr := river.RecordOutput(ctx, j.output); rerr != nil {
+			w.q.opts.Logger.WarnContext(ctx, "queue: recording a job's output", slog.Int64("job", j.ID), slog.String("error", rerr.Error()))
+		}
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -413,6 +457,44 @@ type JobInfo struct {
 	ScheduledAt time.Time      `json:"scheduled_at"`
 	AttemptedAt time.Time      `json:"attempted_at,omitzero"`
 	FinalizedAt time.Time      `json:"finalized_at,omitzero"`
+
+	metadata []byte // River's, with the recorded output in it
+}
+
+// Output returns what the job recorded (Job.RecordOutput), as JSON; nil
+// when it recorded nothing. It is decoded from the listing only when
+// asked, and is not part of the JobInfo's own JSON.
+func (j JobInfo) Output() json.RawMessage {
+	if len(j.metadata) == 0 {
+		return nil
+	}
+	var m struct {
+		Output json.RawMessage `json:"output"`
+	}
+	if err := json.Unmarshal(j.metadata, &m); err != nil || string(m.Output) == "null" {
+		return nil
+	}
+	return m.Output
+}
+
+// waiting are the states of a job that is waiting or running.
+var waiting = []rivertype.JobState{
+	rivertype.JobStatePending, rivertype.JobStateScheduled, rivertype.JobStateAvailable,
+	rivertype.JobStateRunning, rivertype.JobStateRetryable,
+}
+
+// Depth counts the jobs that wait or run (pending, scheduled, available,
+// running, retryable), up to limit. Unlike a count over Jobs, it does not
+// read the finished jobs and what they recorded.
+func (q *Queue) Depth(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	res, err := q.client.JobList(ctx, river.NewJobListParams().States(waiting...).First(limit))
+	if err != nil {
+		return 0, fmt.Errorf("queue: counting jobs: %w", err)
+	}
+	return len(res.Jobs), nil
 }
 
 // Jobs lists up to limit jobs, the newest first, in any state River still
@@ -437,6 +519,7 @@ func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
 			Errors:      attemptErrors(r.Errors),
 			CreatedAt:   r.CreatedAt,
 			ScheduledAt: r.ScheduledAt,
+			metadata:    r.Metadata,
 		}
 		if r.AttemptedAt != nil {
 			info.AttemptedAt = *r.AttemptedAt

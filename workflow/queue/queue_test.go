@@ -233,6 +233,7 @@ func TestWorkedOnce(t *testing.T) {
 		t.Errorf("times not recorded: %+v", info)
 	}
 	info.AttemptedAt, info.FinalizedAt = time.Time{}, time.Time{}
+	info.metadata = nil
 	if fmt.Sprint(info) != fmt.Sprint(want) {
 		t.Errorf("Jobs lists\n%+v\nwant\n%+v", info, want)
 	}
@@ -437,5 +438,29 @@ func TestStartNeedsHandler(t *testing.T) {
 	q := open(t, dbPath(t), Options{})
 	if err := q.Start(t.Context()); err == nil {
 		t.Error("Start without a handler: no error")
+	}
+}
+
+// TestDepth counts the jobs that wait or run, not the finished ones.
+func TestDepth(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		if j.Args.Revision == "slow" {
+			<-release
+		}
+		return nil
+	}})
+	defer close(release) // before the queue's Stop, which waits for it
+	done := insert(t, q, args("done")).ID
+	start(t, q)
+	waitState(t, q, done, "completed")
+	waitState(t, q, insert(t, q, args("slow")).ID, "running")
+	insert(t, q, args("waits"))
+	insert(t, q, args("waits too"))
+	for limit, want := range map[int]int{10: 3, 2: 2, 0: 0} {
+		if n, err := q.Depth(t.Context(), limit); n != want || err != nil {
+			t.Errorf("Depth(%d) = %d, %v; want %d: the running job and the two waiting", limit, n, err, want)
+		}
 	}
 }

@@ -21,12 +21,15 @@ const (
 	plotTop    = 40 // the title and the legend
 	plotRowH   = 36
 	plotMaxLen = 40 // bytes of a benchmark's name shown: about the label column at 12px
-	colorOld   = "#1f77b4"
-	colorNew   = "#d62728"
+	// plotMaxRows is how many benchmarks one plot shows; the table
+	// below lists them all.
+	plotMaxRows = 100
+	colorOld    = "#1f77b4"
+	colorNew    = "#d62728"
 )
 
 // plotTable returns an SVG plot of t: for each benchmark that ran on both
-// sides, one axis from the least to the greatest value of its runs, with
+// sides (the first plotMaxRows of them), one axis from the least to the greatest value of its runs, with
 // each old run a dot above it and each new run a dot below. The spread of
 // the dots is the noise the statistics weigh; a shift between the rows of
 // dots is the change.
@@ -44,7 +47,14 @@ func plotTable(t *benchrun.Table) template.HTML {
 	if len(rows) == 0 {
 		return ""
 	}
+	more := 0
+	if len(rows) > plotMaxRows {
+		rows, more = rows[:plotMaxRows], len(rows)-plotMaxRows
+	}
 	height := plotTop + plotRowH*len(rows) + 8
+	if more > 0 {
+		height += plotRowH / 2
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="12">`,
 		plotWidth, height, plotWidth, height)
@@ -90,6 +100,9 @@ func plotTable(t *benchrun.Table) template.HTML {
 		}
 		fmt.Fprintf(&b, `<text x="%g" y="%d" font-size="10" fill="#555">%s</text>`, x0, y+18, esc(benchunit.Scale(lo, cls), 20))
 		fmt.Fprintf(&b, `<text x="%g" y="%d" font-size="10" fill="#555" text-anchor="end">%s</text>`, x1, y+18, esc(benchunit.Scale(hi, cls), 20))
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, `<text x="0" y="%d">and %d more, in the table</text>`, plotTop+plotRowH*len(rows)+12, more)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) // every text above went through esc

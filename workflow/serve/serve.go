@@ -64,6 +64,7 @@ const (
 type Queue interface {
 	Insert(ctx context.Context, a *queue.Args) (queue.InsertResult, error)
 	Jobs(ctx context.Context, limit int) ([]queue.JobInfo, error)
+	Depth(ctx context.Context, limit int) (int, error)
 }
 
 var _ Queue = (*queue.Queue)(nil)
@@ -80,6 +81,7 @@ var _ GitHub = (*review.GitHub)(nil)
 type Result struct {
 	URL   string           // the reply on the review; "" when unknown
 	Bench *benchrun.Result // for a bench job, its comparison; nil otherwise
+	Note  string           // what is left out of it, if anything
 }
 
 // Config configures a Handler.
@@ -96,9 +98,11 @@ type Config struct {
 	// GitHub is read for the author's permission and the pull request's
 	// head commit.
 	GitHub GitHub
-	// Results, if set, returns what a finished job left (nil, nil:
-	// nothing); the status page shows a bench job's table and plot from
-	// it. The workers, which record results, provide it.
+	// Results, if set, returns what a finished job (completed,
+	// cancelled or discarded) left (nil, nil: nothing); the status page
+	// shows a bench job's table and plot from it. The workers record
+	// what a job left in the queue (work.Output), and patchbot serve
+	// reads it from there.
 	Results func(ctx context.Context, j queue.JobInfo) (*Result, error)
 	// Logger receives one line per delivery and per failed request; nil
 	// discards them.

@@ -21,7 +21,7 @@ const (
 	DefaultAPIJobs = 100
 	MaxAPIJobs     = 1000
 	// PageJobs is how many recent jobs the status page lists; the queue's
-	// depth is counted among the MaxAPIJobs newest.
+	// depth is counted up to MaxAPIJobs.
 	PageJobs = 50
 	// statusTimeout bounds a status request's reads of the queue.
 	statusTimeout = 5 * time.Second
@@ -87,7 +87,7 @@ func (h *Handler) apiJobs(w http.ResponseWriter, r *http.Request) {
 
 // result returns what a finished job left, or nil.
 func (h *Handler) result(ctx context.Context, j queue.JobInfo) *Result {
-	if h.cfg.Results == nil || j.State != "completed" {
+	if h.cfg.Results == nil || unfinished[j.State] {
 		return nil
 	}
 	res, err := h.cfg.Results(ctx, j)
@@ -110,12 +110,14 @@ type pageJob struct {
 	queue.JobInfo
 	ResultURL string
 	LastError string
+	Note      string // what its result leaves out
 }
 
 type pageBench struct {
 	ID       int64
 	Review   string
 	Revision string
+	URL      string          // the reply
 	Table    string          // benchcmp format
 	Plots    []template.HTML // one per table of the result
 }
@@ -125,28 +127,28 @@ type pageBench struct {
 func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
 	defer cancel()
-	jobs, err := h.cfg.Queue.Jobs(ctx, MaxAPIJobs)
+	// The depth apart: the finished jobs' results are read for the
+	// page's jobs only.
+	depth, err := h.cfg.Queue.Depth(ctx, MaxAPIJobs)
+	var jobs []queue.JobInfo
+	if err == nil {
+		jobs, err = h.cfg.Queue.Jobs(ctx, PageJobs)
+	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "status", slog.String("error", err.Error()))
 		http.Error(w, "queue: not answering", http.StatusServiceUnavailable)
 		return
 	}
-	var p statusPage
+	p := statusPage{Depth: depth, More: depth == MaxAPIJobs}
 	for _, j := range jobs {
-		if unfinished[j.State] {
-			p.Depth++
-		}
-	}
-	p.More = len(jobs) == MaxAPIJobs
-	for _, j := range jobs[:min(len(jobs), PageJobs)] {
 		pj := pageJob{JobInfo: j}
 		if n := len(j.Errors); n > 0 {
 			pj.LastError = clip(j.Errors[n-1].Error, 300)
 		}
 		if res := h.result(ctx, j); res != nil {
-			pj.ResultURL = res.URL
+			pj.ResultURL, pj.Note = res.URL, clip(res.Note, 300)
 			if res.Bench != nil {
-				p.Benches = append(p.Benches, benchOf(j, res.Bench))
+				p.Benches = append(p.Benches, benchOf(j, res))
 			}
 		}
 		p.Jobs = append(p.Jobs, pj)
@@ -164,8 +166,9 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-func benchOf(j queue.JobInfo, r *benchrun.Result) pageBench {
-	b := pageBench{ID: j.ID, Review: j.Review, Revision: j.Revision, Table: r.String(benchrun.Benchcmp)}
+func benchOf(j queue.JobInfo, res *Result) pageBench {
+	r := res.Bench
+	b := pageBench{ID: j.ID, Review: j.Review, Revision: j.Revision, URL: res.URL, Table: r.String(benchrun.Benchcmp)}
 	for _, t := range r.Tables {
 		if svg := plotTable(t); svg != "" {
 			b.Plots = append(b.Plots, svg)
@@ -199,6 +202,7 @@ body { font-family: sans-serif; margin: 1em 2em; }
 table { border-collapse: collapse; }
 th, td { text-align: left; padding: 2px 8px; border-bottom: 1px solid #ddd; font-size: 90%; }
 td.err { color: #a00; max-width: 30em; }
+td.note { color: #555; max-width: 30em; }
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 </style>
 </head>
@@ -210,8 +214,9 @@ pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 <tr><th>id</th><th>review</th><th>revision</th><th>command</th><th>who</th><th>state</th><th>attempts</th><th>created</th><th>finished</th><th>result</th></tr>
 {{range .Jobs}}<tr><td>{{.ID}}</td><td>{{.Review}}</td><td title="{{.Revision}}">{{short .Revision}}</td><td>{{.Command}}</td><td>{{.Who}}</td><td>{{.State}}</td><td>{{.Attempt}}/{{.MaxAttempts}}</td><td>{{time .CreatedAt}}</td><td>{{time .FinalizedAt}}</td><td>{{if .ResultURL}}<a href="{{.ResultURL}}">reply</a>{{end}}</td></tr>
 {{if .LastError}}<tr><td></td><td class="err" colspan="9">{{.LastError}}</td></tr>
+{{end}}{{if .Note}}<tr><td></td><td class="note" colspan="9">{{.Note}}</td></tr>
 {{end}}{{end}}</table>{{else}}<p>No jobs yet.</p>{{end}}
-{{range .Benches}}<h2>Job {{.ID}}: {{.Review}} at {{short .Revision}}</h2>
+{{range .Benches}}<h2>Job {{.ID}}: {{.Review}} at {{short .Revision}}{{if .URL}} (<a href="{{.URL}}">reply</a>){{end}}</h2>
 <pre>{{.Table}}</pre>
 {{range .Plots}}<div>{{.}}</div>
 {{end}}{{end}}</body>

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -86,6 +87,16 @@ func TestPlot(t *testing.T) {
 			t.Errorf("%s: the benchmark's name is not in the plot's text: %q", tb.Unit, texts)
 		}
 	}
+	// Many benchmarks: the first plotMaxRows, and how many more.
+	many := &benchrun.Table{Unit: "sec/op"}
+	for i := range plotMaxRows + 50 {
+		many.Rows = append(many.Rows, &benchrun.Row{Name: fmt.Sprint("B", i),
+			Old: &benchrun.Summary{Values: []float64{1, 2}}, New: &benchrun.Summary{Values: []float64{3}}})
+	}
+	svg := string(plotTable(many))
+	if n := strings.Count(svg, "<line "); n != plotMaxRows || !strings.Contains(svg, ">and 50 more, in the table<") {
+		t.Errorf("a table of %d rows: %d axes; want %d and a line for the rest", len(many.Rows), n, plotMaxRows)
+	}
 	// Added and removed benchmarks and empty tables draw nothing.
 	if svg := plotTable(&benchrun.Table{Unit: "sec/op", Rows: []*benchrun.Row{{Name: "X", New: &benchrun.Summary{Values: []float64{1}}}}}); svg != "" {
 		t.Errorf("a row of one side only: %s", svg)
@@ -103,7 +114,7 @@ func TestStatus(t *testing.T) {
 				return &Result{URL: "https://github.example/gopher/codec/pull/7#issuecomment-1"}, nil
 			}
 			benchID = j.ID
-			return &Result{URL: "javascript:alert(1)", Bench: res}, nil
+			return &Result{URL: "javascript:alert(1)", Bench: res, Note: "<b>values</b> left out"}, nil
 		}
 	})
 	if w := e.serve(httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 || w.Body.String() != "ok\n" {
@@ -169,6 +180,7 @@ func TestStatus(t *testing.T) {
 		"BenchmarkWriteInts-2", // the benchcmp table
 		"<svg ",
 		"Evil&lt;/text&gt;&lt;script&gt;",
+		`<td class="note" colspan="9">&lt;b&gt;values&lt;/b&gt; left out</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page has no %q", want)

@@ -37,15 +37,16 @@ const failPostTimeout = 2 * time.Minute
 // the patch set, since that is posted once per patch set too.
 //
 // A request whose target is not the job's review gets no reply: there is
-// nowhere to answer that is known to be the asker's.
-func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) error {
+// nowhere to answer that is known to be the asker's. The result is what
+// was posted; nil when nothing was.
+func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (*job.PostResult, error) {
 	a := &j.Args
 	cfg := w.Config
 	if cfg == nil {
 		cfg = config.Default()
 	}
 	if checkTarget(a, &a.Request, cfg) != nil {
-		return nil
+		return nil, nil
 	}
 	req := job.Request{Steps: []string{job.StepPost}, DryRun: a.Request.DryRun}
 	kind := Kind(a.Command)
@@ -70,8 +71,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) e
 	req.Post = job.PostSettings{Kind: kind, Text: text, Once: true}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failPostTimeout)
 	defer cancel()
-	_, err := job.Post(ctx, &req, w.Config, w.Env)
-	return err
+	return job.Post(ctx, &req, w.Config, w.Env)
 }
 
 // failureText says what failed: a line of patchbot's, then the error in a

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/workflow/job"
@@ -150,6 +151,33 @@ type githubSetup struct {
 	head      string // pull request 1's first head
 }
 
+// checkOutput checks what Handle recorded for j: the reply's link, and
+// for a bench job the result of benchmark F with each run's value, two
+// per side.
+func checkOutput(t *testing.T, j *queue.Job, url string, bench bool) {
+	t.Helper()
+	o, err := ReadOutput(j.Output())
+	if err != nil || o == nil {
+		t.Fatalf("job %s recorded %s: %v", &j.Args, j.Output(), err)
+	}
+	if o.URL != url || o.Note != "" {
+		t.Errorf("job %s recorded the reply %q (note %q); want %q", &j.Args, o.URL, o.Note, url)
+	}
+	if !bench {
+		if o.Bench != nil {
+			t.Errorf("job %s recorded a bench result", &j.Args)
+		}
+		return
+	}
+	if o.Bench == nil || len(o.Bench.Tables) == 0 || len(o.Bench.Tables[0].Rows) != 1 {
+		t.Fatalf("job %s recorded no result of one benchmark: %s", &j.Args, j.Output())
+	}
+	r := o.Bench.Tables[0].Rows[0]
+	if !strings.HasPrefix(r.Name, "F") || r.Old == nil || r.New == nil || len(r.Old.Values) != 2 || len(r.New.Values) != 2 {
+		t.Errorf("job %s recorded %+v; want F with two runs a side", &j.Args, r)
+	}
+}
+
 func newGitHub(t *testing.T) *githubSetup {
 	root := t.TempDir()
 	s := &githubSetup{fake: reviewtest.NewGitHub(), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
@@ -216,6 +244,7 @@ func TestGitHub(t *testing.T) {
 	if j.Args.Request.Repo != "" {
 		t.Errorf("Handle changed the queued request: %+v", j.Args.Request)
 	}
+	checkOutput(t, j, cs[0].HTMLURL, true)
 
 	// A redelivery after a crash: the same comment, never a second.
 	if err := s.w.Handle(ctx, j); err != nil {
@@ -270,6 +299,7 @@ func TestGitHubBinding(t *testing.T) {
 			t.Fatalf("a commit not on the pull request: err = %v (%T), want a permanent *BindingError", err, err)
 		}
 		checkFailure(t, s.fake.Comments(), "it is not measured")
+		checkOutput(t, j, s.fake.Comments()[0].HTMLURL, false)
 	}
 	if body := s.fake.Comments()[0].Body; !strings.Contains(body, "Not retried") {
 		t.Errorf("the reply does not say the job is not retried:\n%s", body)
@@ -384,9 +414,11 @@ func TestPostOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if cs := s.fake.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "the help") {
+	cs := s.fake.Comments()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "the help") {
 		t.Fatalf("want one help comment, got %+v", cs)
 	}
+	checkOutput(t, j, cs[0].HTMLURL, false)
 }
 
 func TestAreaDir(t *testing.T) {
@@ -466,6 +498,8 @@ func TestGerrit(t *testing.T) {
 		t.Errorf("the message is not on patch set 1 with the note %q and the table:\n%s", want, got[0])
 	}
 	checkNoCredentials(t, out)
+	at := func(ps int) string { return fmt.Sprintf("%s/c/%s/+/%s/%d", gs.URL, gs.Project, change, ps) }
+	checkOutput(t, j, at(1), true)
 
 	// A job whose commit is not patch set 1's is refused, and posts nothing.
 	bad := *j
@@ -475,6 +509,7 @@ func TestGerrit(t *testing.T) {
 		if err := w.Handle(ctx, &bad); !permanent(err) {
 			t.Errorf("a revision that is not the patch set's: err = %v, want permanent", err)
 		}
+		checkOutput(t, &bad, at(2), false)
 	}
 	got = nil
 	var failed []string
@@ -488,5 +523,56 @@ func TestGerrit(t *testing.T) {
 	}
 	if len(got) != 1 || len(failed) != 1 || !strings.HasPrefix(failed[0], "Patch Set 2:") || !strings.Contains(failed[0], "is not measured") {
 		t.Errorf("want the result and one failure reply on patch set 2, got %d and:\n%s", len(got), strings.Join(failed, "\n---\n"))
+	}
+}
+
+// TestRecordBound: an output over the queue's bound loses each run's
+// value first, and its bench result next, and says so; the result given
+// is not changed.
+func TestRecordBound(t *testing.T) {
+	r, err := benchrun.CompareFiles("../../benchrun/testdata/codec-old.txt", "../../benchrun/testdata/codec-new.txt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := r.String(benchrun.Benchcmp)
+	w := &Worker{}
+	const link = "https://github.example/owner/repo/pull/1#issuecomment-1"
+
+	j := benchJob(1, strings.Repeat("a", 40))
+	w.record(j, &Output{URL: link, Bench: r})
+	if o, _ := ReadOutput(j.Output()); o == nil || o.Note != "" || o.Bench == nil || o.Bench.String(benchrun.Benchcmp) != table {
+		t.Fatalf("a small result is not recorded whole: %s", j.Output())
+	}
+
+	// Many runs: the values go, the tables stay.
+	values := make([]float64, queue.MaxOutput/8)
+	for i := range values {
+		values[i] = 1e9 + float64(i)
+	}
+	r.Tables[0].Rows[0].Old.Values = values
+	w.record(j, &Output{URL: link, Bench: r})
+	o, err := ReadOutput(j.Output())
+	if err != nil || o == nil || o.URL != link || o.Note != noteNoValues || o.Bench == nil || len(j.Output()) > queue.MaxOutput {
+		t.Fatalf("a result with %d values recorded %d bytes: %+v, %v", len(values), len(j.Output()), o, err)
+	}
+	for _, tb := range o.Bench.Tables {
+		for _, row := range tb.Rows {
+			if row.Old.Values != nil || row.New.Values != nil {
+				t.Errorf("%s: values kept", row.Name)
+			}
+		}
+	}
+	if got := o.Bench.String(benchrun.Benchcmp); got != table {
+		t.Errorf("the table without the values:\n%s\nwant\n%s", got, table)
+	}
+	if len(r.Tables[0].Rows[0].Old.Values) != len(values) {
+		t.Error("record changed the result it was given")
+	}
+
+	// Too much besides: the result goes, the link stays.
+	r.Warnings = []string{strings.Repeat("w", queue.MaxOutput)}
+	w.record(j, &Output{URL: link, Bench: r})
+	if o, err := ReadOutput(j.Output()); err != nil || o == nil || o.URL != link || o.Note != noteNoBench || o.Bench != nil {
+		t.Fatalf("a result with a large warning recorded %+v, %v", o, err)
 	}
 }

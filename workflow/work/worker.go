@@ -2,7 +2,8 @@
 // runs a queued job. It fetches the revision the job is bound to into a
 // work area of its own (Areas), benchmarks it against its parent with
 // the job library, and replies on the review once; or posts a help or
-// refusal text.
+// refusal text. What a finished job left, the reply's link and a bench
+// job's result, it records in the queue with the job (Output).
 //
 // It sits beside workflow/serve and workflow/poll rather than under
 // serve: those two put jobs into the queue, this takes them out, and
@@ -59,10 +60,20 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 	req := a.Request // a copy: the queued job stays as it was
 	if slices.Equal(req.Steps, []string{job.StepPost}) {
 		// Help and refusals: a text, posted once by its kind.
-		_, err := job.Post(ctx, &req, w.Config, w.Env)
+		res, err := job.Post(ctx, &req, w.Config, w.Env)
+		if res != nil && len(res.Posts) > 0 {
+			w.record(j, &Output{URL: replyURL(res.Posts)})
+		}
 		return classify(err)
 	}
-	err := w.run(ctx, a, req)
+	res, err := w.run(ctx, a, req)
+	if res != nil {
+		o := &Output{Bench: res.Bench}
+		if res.Post != nil {
+			o.URL = replyURL(res.Post.Posts)
+		}
+		w.record(j, o)
+	}
 	if err == nil || !final(j, err) {
 		return err
 	}
@@ -70,10 +81,14 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		// Stopped, not failed: the queue puts the job back.
 		return err
 	}
-	if perr := w.replyFailure(ctx, j, err); perr != nil {
+	posted, perr := w.replyFailure(ctx, j, err)
+	if perr != nil {
 		// Not the job's error: that one may be permanent, and the
 		// reply must be tried again.
 		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, firstLine(err.Error()), perr))
+	}
+	if posted != nil && len(posted.Posts) > 0 {
+		w.record(j, &Output{URL: replyURL(posted.Posts)})
 	}
 	return err
 }
@@ -85,36 +100,39 @@ func final(j *queue.Job, err error) bool {
 	return queue.IsPermanent(err) || j.Attempt >= j.MaxAttempts
 }
 
-// run runs a run job on req, a copy of its request.
-func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) error {
+// run runs a run job on req, a copy of its request. The result is the
+// job library's when it ran to the end (the reply is posted), even if
+// cleaning up after it failed; nil when it did not.
+func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.Result, error) {
 	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
-		return queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
+		return nil, queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
 	}
 	if req.Repo != "" || req.Base != "" || req.Head != "" {
 		// The server's, from the review: never from the queue's data.
-		return queue.Permanent(fmt.Errorf("work: %s: the request names a repository or revisions; the worker finds them from the review", a))
+		return nil, queue.Permanent(fmt.Errorf("work: %s: the request names a repository or revisions; the worker finds them from the review", a))
 	}
 	b, err := w.bind(ctx, a, &req)
 	if err != nil {
-		return classify(err)
+		return nil, classify(err)
 	}
 	co, err := w.Areas.Checkout(ctx, b.src)
 	if err != nil {
-		return classify(err)
+		return nil, classify(err)
 	}
 	defer co.Close()
 	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 
 	o, err := job.Prepare(ctx, &req, w.Config, w.Env)
 	if err != nil {
-		return classify(err)
+		return nil, classify(err)
 	}
 	o.Kind = Kind(a.Command)
 	o.Note = b.note
-	if _, err := run.Run(ctx, *o); err != nil {
-		return classify(err)
+	res, err := run.Run(ctx, *o)
+	if err != nil {
+		return nil, classify(err)
 	}
-	return classify(co.Close())
+	return res, classify(co.Close())
 }
 
 // Kind is the kind of a job's reply for a command: "serve-bench",
