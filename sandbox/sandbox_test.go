@@ -31,13 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	cacheDir = dir
 	code := m.Run()
-	// The module cache's files are read-only, as the go command makes them.
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
+	chmodTree(dir)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -287,4 +281,82 @@ func TestNamespacesRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "kernel.unprivileged_userns_clone") || !strings.Contains(err.Error(), "No permissions to create new namespace") {
 		t.Fatalf("New with namespaces refused: %v", err)
 	}
+}
+
+// TestModuleDownload benchmarks a module with a dependency: the sandbox,
+// which has no network, builds it from the modules downloaded for it
+// beforehand, outside, into its own module cache. The "proxy" is the
+// host's module cache, read as a GOPROXY directory.
+func TestModuleDownload(t *testing.T) {
+	proxy := filepath.Join(strings.TrimSpace(goEnv(t, "GOMODCACHE")), "cache", "download")
+	if _, err := os.Stat(filepath.Join(proxy, "github.com", "google", "go-cmp", "@v", "v0.7.0.zip")); err != nil {
+		t.Skip("go-cmp v0.7.0 is not in the module cache: go mod download github.com/google/go-cmp")
+	}
+	t.Setenv("GOPROXY", "file://"+proxy)
+	t.Setenv("GOSUMDB", "off")
+	ar := txtar.Parse([]byte(`
+-- go.mod --
+module example.com/dep
+
+go 1.22
+
+require github.com/google/go-cmp v0.7.0
+-- go.sum --
+github.com/google/go-cmp v0.7.0 h1:wk8382ETsv4JYUZwIsn6YpYiWiBsYLSJiTsyBybVuN8=
+github.com/google/go-cmp v0.7.0/go.mod h1:pXiqmnSA92OHEEa9HXL2W4E7lf9JzCmGVUdgjX3N/iU=
+-- ok/ok_test.go --
+package ok
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func BenchmarkEqual(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if !cmp.Equal([]int{1, 2}, []int{1, 2}) {
+			b.Fatal("not equal")
+		}
+	}
+}
+`))
+	repo := t.TempDir()
+	gitRepo(t, repo, ar, nil)
+	s := newSandbox(t, sandbox.Limits{})
+	res, err := benchrun.Run(t.Context(), benchrun.Options{Dir: repo, Packages: []string{"./ok"}, Count: 1, Benchtime: "1x", Runner: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) > 0 || len(res.Tables) == 0 {
+		t.Fatalf("the benchmark of a module with a dependency did not run:\n%s", res.String(benchrun.Benchcmp))
+	}
+	if _, err := os.Stat(filepath.Join(cacheDir, "mod", "github.com", "google", "go-cmp@v0.7.0", "cmp", "compare.go")); err != nil {
+		t.Errorf("the module is not in the sandbox's module cache: %v", err)
+	}
+
+	// With the download failing (no proxy), the run says what could
+	// not be downloaded, and where: it does not fail obscurely inside.
+	t.Setenv("GOPROXY", "off")
+	if err := os.RemoveAll(filepath.Join(cacheDir, "mod", "cache", "download", "github.com", "google", "go-cmp")); err != nil {
+		t.Fatal(err)
+	}
+	chmodTree(filepath.Join(cacheDir, "mod"))
+	os.RemoveAll(filepath.Join(cacheDir, "mod", "github.com", "google"))
+	s2 := newSandbox(t, sandbox.Limits{})
+	_, err = benchrun.Run(t.Context(), benchrun.Options{Dir: repo, Packages: []string{"./ok"}, Count: 1, Benchtime: "1x", Runner: s2})
+	if err == nil || !strings.Contains(err.Error(), "downloading the modules it needs (go mod download, outside the sandbox, without credentials)") || !strings.Contains(err.Error(), "go-cmp") {
+		t.Fatalf("with no proxy: %v", err)
+	}
+}
+
+// chmodTree makes the directories under dir writable, as the go command
+// leaves the module cache's read-only.
+func chmodTree(dir string) {
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
 }
