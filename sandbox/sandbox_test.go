@@ -96,6 +96,9 @@ func gitRepo(t *testing.T, dir string, ar *txtar.Archive, data any) {
 // killed with one line saying why, the harmless benchmark is still
 // compared, and nothing of the host changed.
 func TestHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about a minute of builds and kills; the race pass runs -short")
+	}
 	ar, err := txtar.ParseFile("testdata/hostile.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +243,8 @@ func hasPrefix(m map[string]bool, p string) bool {
 	return false
 }
 
-// sleepers counts the processes running 'sleep 60', the fork benchmark's.
+// sleepers counts the processes running 'sleep 60', the fork benchmark's
+// and TestRunCancel's.
 func sleepers() int {
 	n := 0
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
@@ -288,6 +292,9 @@ func TestNamespacesRefused(t *testing.T) {
 // beforehand, outside, into its own module cache. The "proxy" is the
 // host's module cache, read as a GOPROXY directory.
 func TestModuleDownload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module twice")
+	}
 	proxy := filepath.Join(strings.TrimSpace(goEnv(t, "GOMODCACHE")), "cache", "download")
 	if _, err := os.Stat(filepath.Join(proxy, "github.com", "google", "go-cmp", "@v", "v0.7.0.zip")); err != nil {
 		t.Skip("go-cmp v0.7.0 is not in the module cache: go mod download github.com/google/go-cmp")
