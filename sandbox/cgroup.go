@@ -184,6 +184,24 @@ func readOwnCgroups() (map[string]string, error) {
 
 var groupSeq atomic.Uint64
 
+// removeStale removes the groups that a process of patchbot's that was
+// killed (SIGKILL, a lost machine) left: empty, named for a pid that is
+// not running.
+func (c *cgroups) removeStale() {
+	for _, base := range []string{c.memory, c.pids} {
+		dirs, _ := filepath.Glob(filepath.Join(base, "patchbot-sandbox-*-*"))
+		for _, d := range dirs {
+			var pid, seq int
+			if _, err := fmt.Sscanf(filepath.Base(d), "patchbot-sandbox-%d-%d", &pid, &seq); err != nil || pid == os.Getpid() {
+				continue
+			}
+			if syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.Remove(d) // fails, harmlessly, if a process is still in it
+			}
+		}
+	}
+}
+
 // A group is the control group of one sandboxed process tree.
 type group struct {
 	c    *cgroups

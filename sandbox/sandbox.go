@@ -210,6 +210,9 @@ func New(ctx context.Context, o *Options) (*Sandbox, error) {
 	}
 
 	s.cg, s.noCgroup = findCgroups(o.Cgroup)
+	if s.cg != nil {
+		s.cg.removeStale()
+	}
 	if s.cg == nil && o.Cgroup != "" {
 		return nil, &SetupError{Err: errors.New(s.noCgroup), Remedy: "give a cgroup v2 directory whose cgroup.subtree_control holds memory and pids, writable by patchbot (systemd: Delegate=yes)"}
 	}
