@@ -73,7 +73,7 @@ See docs/serve.md.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		listen := fs.String("listen", "127.0.0.1:8080", "listen on `ADDR` (host:port; port 0 picks a free one)")
-		dbURL := fs.String("db", "", "the queue's database `URL`, sqlite:FILE (default: sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
+		dbURL := fs.String("db", "", "the queue's database `URL`: sqlite:FILE, or postgres://USER:PASSWORD@HOST:PORT/DB (default: sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
 		workers := fs.Int("workers", 1, "run `N` jobs at once; 0 runs none, only queues")
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
@@ -106,13 +106,24 @@ See docs/serve.md.`,
 			if err != nil {
 				return usagef("-db: %v", err)
 			}
+			// The machine's own state (the Gerrit cursor, the work
+			// areas) is beside a SQLite queue; with PostgreSQL, in the
+			// user's state directory.
+			stateDir := filepath.Dir(db.Path)
+			if db.Engine != "sqlite" {
+				p, err := queue.DefaultPath()
+				if err != nil {
+					return setupError{err}
+				}
+				stateDir = filepath.Dir(p)
+			}
 			if *workDir == "" {
-				*workDir = filepath.Join(filepath.Dir(db.Path), "work")
+				*workDir = filepath.Join(stateDir, "work")
 			}
 			s := &server{
-				cfg: cfg, listen: *listen, dbURL: *dbURL, workers: *workers, workDir: *workDir,
+				cfg: cfg, listen: *listen, dbURL: *dbURL, db: db, workers: *workers, workDir: *workDir,
 				poll: *every, secret: []byte(secret), githubLogin: *ghLogin,
-				stateDir: filepath.Dir(db.Path),
+				stateDir: stateDir,
 			}
 			if *workers > 0 {
 				// A queued benchmark runs code from a patch: a reviewer
@@ -139,6 +150,7 @@ type server struct {
 	cfg         *config.Config
 	listen      string
 	dbURL       string
+	db          queue.DB // dbURL parsed: its String hides a password
 	workers     int
 	workDir     string
 	stateDir    string // the Gerrit cursor's directory
@@ -234,7 +246,7 @@ func runServe(e *env, s *server) error {
 	}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- hs.Serve(ln) }()
-	attrs := []any{"addr", ln.Addr().String(), "db", s.dbURL, "workers", s.workers}
+	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "workers", s.workers}
 	if s.workers > 0 {
 		attrs = append(attrs, "work", s.workDir)
 	}

@@ -3,23 +3,51 @@ package queue
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
 // A DB is a parsed -db URL: which engine holds the queue, and where.
 type DB struct {
-	Engine string // "sqlite"
+	Engine string // "sqlite" or "postgres"
 	Path   string // for sqlite: the database file
+	URL    string // for postgres: the connection URL, password and all
 }
 
-func (d DB) String() string { return d.Engine + ":" + d.Path }
+// String returns the URL for messages and logs: a PostgreSQL password is
+// replaced by xxxxx.
+func (d DB) String() string {
+	if d.Engine == "postgres" {
+		return redact(d.URL)
+	}
+	return d.Engine + ":" + d.Path
+}
+
+// redact returns the URL s with its password, if any, as xxxxx; a URL it
+// cannot parse is all hidden but its scheme, since where the password
+// is in it is not known.
+func redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		scheme, _, _ := strings.Cut(s, ":")
+		return scheme + "://(unparsable URL, hidden)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
 
 // A URLError is a -db URL that Open does not take.
 type URLError struct {
@@ -30,7 +58,7 @@ type URLError struct {
 func (e *URLError) Error() string { return fmt.Sprintf("queue database %q: %s", e.URL, e.Reason) }
 
 // Supported names the -db URL forms Open takes, for messages and help.
-const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path)"
+const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path) or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
 
 // ParseURL parses a -db URL. The forms are those of River's own tools:
 // sqlite:FILE and sqlite://FILE are the file FILE, relative to the working
@@ -38,7 +66,9 @@ const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path)"
 // are the same file). A bare path is refused, so that the value always says
 // which engine it is for; so are an empty path, :memory: (a queue must
 // outlive its process) and a '?' (SQLite options are patchbot's to set).
-// postgres:// URLs are refused for now: they come with scale-out.
+// postgres:// and postgresql:// URLs are PostgreSQL connection URLs as
+// pgx takes them (libpq's form: postgres://user:password@host:port/db?
+// sslmode=...); the URL in an error has its password hidden.
 func ParseURL(s string) (DB, error) {
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok || scheme == "" || strings.ContainsAny(scheme, `/\.`) {
@@ -61,7 +91,16 @@ func ParseURL(s string) (DB, error) {
 		}
 		return DB{Engine: "sqlite", Path: filepath.Clean(path)}, nil
 	case "postgres", "postgresql":
-		return DB{}, &URLError{s, "PostgreSQL comes with scale-out; for now the queue is " + Supported}
+		cfg, err := pgxpool.ParseConfig(s)
+		if err != nil {
+			// pgx's message may quote the URL: say what is wrong
+			// without it.
+			return DB{}, &URLError{redact(s), "not a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"}
+		}
+		if cfg.ConnConfig.Database == "" {
+			return DB{}, &URLError{redact(s), "no database name: postgres://USER:PASSWORD@HOST:PORT/DATABASE"}
+		}
+		return DB{Engine: "postgres", URL: s}, nil
 	}
 	return DB{}, &URLError{s, fmt.Sprintf("unknown engine %q: want %s", scheme, Supported)}
 }
@@ -139,4 +178,42 @@ func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver,
 		return nil, nil, fmt.Errorf("queue database %s: journal mode is %q, not WAL (is the file on a file system without shared memory?)", path, mode)
 	}
 	return db, riversqlite.New(db), nil
+}
+
+// openPostgres connects to the database at db.URL and returns River's pgx
+// driver for it. The errors name the database without its password, and
+// what to check.
+func openPostgres(ctx context.Context, db DB) (*pgxpool.Pool, *riverpgxv5.Driver, error) {
+	cfg, err := pgxpool.ParseConfig(db.URL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("queue database %s: not a PostgreSQL connection URL", db)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("queue database %s: %v", db, scrub(err, cfg.ConnConfig.Password))
+	}
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("queue database %s: cannot connect (is the server up, and are the user, password and database right?): %v", db, scrub(err, cfg.ConnConfig.Password))
+	}
+	return pool, riverpgxv5.New(pool), nil
+}
+
+// scrub returns err's message with password, should a driver ever quote
+// it, hidden.
+func scrub(err error, password string) error {
+	if password == "" || !strings.Contains(err.Error(), password) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), password, "xxxxx"))
+}
+
+// passwordOf returns the password in db's URL, to scrub from messages.
+func passwordOf(db DB) string {
+	if cfg, err := pgxpool.ParseConfig(db.URL); err == nil {
+		return cfg.ConnConfig.Password
+	}
+	return ""
 }

@@ -20,7 +20,7 @@ type testOutput struct {
 // before stays.
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	path := dbPath(t)
+	path := dbURL(t)
 	type outcome struct {
 		big  error // RecordOutput's error for an output over MaxOutput
 		kept string
@@ -101,7 +101,7 @@ func TestOutput(t *testing.T) {
 // leaves it.
 func TestOutputRetried(t *testing.T) {
 	t.Parallel()
-	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
 		switch {
 		case j.Attempt == 1:
 			j.RecordOutput(testOutput{URL: "first"})

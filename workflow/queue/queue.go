@@ -18,6 +18,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -28,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivermigrate"
@@ -228,6 +230,21 @@ func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
 			return nil, fmt.Errorf("queue database %s: %w", db, err)
 		}
 		q.close = pool.Close
+	case "postgres":
+		pool, driver, err := openPostgres(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		q.client, err = newEngine(ctx, driver, q)
+		if err != nil {
+			pool.Close()
+			hint := ""
+			if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "42501" {
+				hint = " (the user must be allowed to create River's tables: make it the database's owner, or GRANT CREATE ON SCHEMA public TO it)"
+			}
+			return nil, fmt.Errorf("queue database %s: %w%s", db, scrub(err, passwordOf(db)), hint)
+		}
+		q.close = func() error { pool.Close(); return nil }
 	default:
 		panic("queue: ParseURL returned engine " + db.Engine)
 	}
@@ -474,7 +491,13 @@ func (j JobInfo) Output() json.RawMessage {
 	if err := json.Unmarshal(j.metadata, &m); err != nil || string(m.Output) == "null" {
 		return nil
 	}
-	return m.Output
+	// Compact, so that it reads the same from every engine: PostgreSQL's
+	// jsonb gives it back with spaces.
+	var b bytes.Buffer
+	if json.Compact(&b, m.Output) != nil {
+		return m.Output
+	}
+	return b.Bytes()
 }
 
 // waiting are the states of a job that is waiting or running.

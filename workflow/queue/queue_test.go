@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func open(t *testing.T, path string, opts Options) *Queue {
 	if opts.Logger == nil {
 		opts.Logger = testLogger(t)
 	}
-	q, err := Open(t.Context(), "sqlite:"+path, &opts)
+	q, err := Open(t.Context(), path, &opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -51,7 +52,15 @@ func start(t *testing.T, q *Queue) {
 	}
 }
 
-func dbPath(t *testing.T) string { return filepath.Join(t.TempDir(), "queue.db") }
+// dbURL returns the -db URL of a new, empty queue database: a SQLite file,
+// or with PATCHBOT_QUEUE_TEST_ENGINE=postgres (scripts/test runs the
+// package so a second time) a database of its own on the test PostgreSQL.
+func dbURL(t *testing.T) string {
+	if os.Getenv("PATCHBOT_QUEUE_TEST_ENGINE") == "postgres" {
+		return postgresDB(t)
+	}
+	return "sqlite:" + filepath.Join(t.TempDir(), "queue.db")
+}
 
 // args is a valid job: the built-in example, for a GitHub pull request.
 func args(revision string) *Args {
@@ -124,6 +133,12 @@ func TestParseURL(t *testing.T) {
 		{"sqlite:///var/lib/patchbot/queue.db", "/var/lib/patchbot/queue.db"},
 		{"SQLite:dir/../q.db", "q.db"},
 	}
+	for _, in := range []string{"postgres://u:s3cret@localhost/patchbot", "postgresql://u@db.example.com:5433/q?sslmode=verify-full"} {
+		db, err := ParseURL(in)
+		if err != nil || db.Engine != "postgres" || db.URL != in || strings.Contains(db.String(), "s3cret") {
+			t.Errorf("ParseURL(%q) = %+v (%s), %v; want postgres, the password hidden in String", in, db, db, err)
+		}
+	}
 	for _, tt := range good {
 		db, err := ParseURL(tt.in)
 		if err != nil || db.Engine != "sqlite" || db.Path != tt.path {
@@ -138,8 +153,8 @@ func TestParseURL(t *testing.T) {
 		{"sqlite://", "no file"},
 		{"sqlite::memory:", "in-memory"},
 		{"sqlite:q.db?mode=ro", "'?'"},
-		{"postgres://u@localhost/patchbot", "PostgreSQL comes with scale-out"},
-		{"postgresql://u@localhost/patchbot", "PostgreSQL comes with scale-out"},
+		{"postgres://u:s3cret@localhost:notaport/patchbot", `"postgres://(unparsable URL, hidden)": not a PostgreSQL connection URL`},
+		{"postgres://u:s3cret@localhost/", `"postgres://u:xxxxx@localhost/": no database name`},
 		{"mysql://localhost/patchbot", `unknown engine "mysql"`},
 	}
 	for _, tt := range bad {
@@ -173,7 +188,7 @@ func TestOptions(t *testing.T) {
 		{Timeout: -1},
 		{MaxAttempts: -1},
 	} {
-		if _, err := Open(t.Context(), "sqlite:"+dbPath(t), &o); err == nil {
+		if _, err := Open(t.Context(), dbURL(t), &o); err == nil {
 			t.Errorf("Open with %+v: no error", o)
 		}
 	}
@@ -187,7 +202,7 @@ func TestOptions(t *testing.T) {
 // migrations again, which do nothing, and sees the first one's job.
 func TestOpenTwice(t *testing.T) {
 	t.Parallel()
-	path := dbPath(t)
+	path := dbURL(t)
 	q := open(t, path, Options{})
 	id := insert(t, q, args("1")).ID
 	if err := q.Stop(t.Context()); err != nil {
@@ -203,7 +218,7 @@ func TestWorkedOnce(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int32
 	got := make(chan *Job, 10)
-	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
 		runs.Add(1)
 		got <- j
 		return nil
@@ -241,7 +256,7 @@ func TestWorkedOnce(t *testing.T) {
 
 func TestDuplicate(t *testing.T) {
 	t.Parallel()
-	q := open(t, dbPath(t), Options{}) // insert only: nothing runs the jobs
+	q := open(t, dbURL(t), Options{}) // insert only: nothing runs the jobs
 	first := insert(t, q, args("abc"))
 
 	again := args("abc")
@@ -273,7 +288,7 @@ func TestDuplicate(t *testing.T) {
 
 func TestInsertRefusesInvalid(t *testing.T) {
 	t.Parallel()
-	q := open(t, dbPath(t), Options{})
+	q := open(t, dbURL(t), Options{})
 	bad := map[string]*Args{
 		"no review":     {Revision: "1", Command: "bench"},
 		"other review":  {Review: "gitlab:x/y!1", Revision: "1", Command: "bench"},
@@ -299,7 +314,7 @@ func TestInsertRefusesInvalid(t *testing.T) {
 func TestRetry(t *testing.T) {
 	t.Parallel()
 	attempts := make(chan int, 10)
-	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
 		attempts <- j.Attempt
 		if j.Attempt == 1 {
 			return errors.New("gerrit: 503 Service Unavailable")
@@ -334,7 +349,7 @@ func TestPermanentIsCancelled(t *testing.T) {
 		"2": fmt.Errorf("preparing: %w", &job.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
 	}
 	var runs atomic.Int32
-	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
 		runs.Add(1)
 		return errs[j.Args.Revision]
 	}})
@@ -359,9 +374,9 @@ func TestPermanentIsCancelled(t *testing.T) {
 // an attempt, and the next queue on the file runs it.
 func TestStop(t *testing.T) {
 	t.Parallel()
-	path := dbPath(t)
+	path := dbURL(t)
 	running := make(chan *Job, 1)
-	q, err := Open(t.Context(), "sqlite:"+path, &Options{
+	q, err := Open(t.Context(), path, &Options{
 		Logger: testLogger(t),
 		Grace:  100 * time.Millisecond,
 		Handler: func(ctx context.Context, j *Job) error {
@@ -401,7 +416,7 @@ func TestStop(t *testing.T) {
 // TestReopen inserts jobs with one queue and works them with the next.
 func TestReopen(t *testing.T) {
 	t.Parallel()
-	path := dbPath(t)
+	path := dbURL(t)
 	q := open(t, path, Options{})
 	var ids []int64
 	for _, rev := range []string{"1", "2", "3"} {
@@ -435,7 +450,7 @@ func TestReopen(t *testing.T) {
 
 func TestStartNeedsHandler(t *testing.T) {
 	t.Parallel()
-	q := open(t, dbPath(t), Options{})
+	q := open(t, dbURL(t), Options{})
 	if err := q.Start(t.Context()); err == nil {
 		t.Error("Start without a handler: no error")
 	}
@@ -445,7 +460,7 @@ func TestStartNeedsHandler(t *testing.T) {
 func TestDepth(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	q := open(t, dbPath(t), Options{Handler: func(ctx context.Context, j *Job) error {
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
 		if j.Args.Revision == "slow" {
 			<-release
 		}

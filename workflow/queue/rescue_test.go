@@ -34,7 +34,7 @@ func TestRescueDeadProcess(t *testing.T) {
 		return
 	}
 	t.Parallel()
-	path := dbPath(t)
+	path := dbURL(t)
 	q := open(t, path, Options{})
 	id := insert(t, q, args("1")).ID
 	if err := q.Stop(t.Context()); err != nil {
@@ -107,7 +107,7 @@ func dyingWorker(t *testing.T, path string) {
 		fmt.Printf("running %d %d\n", j.ID, j.Attempt)
 		select {}
 	}
-	q, err := Open(context.Background(), "sqlite:"+path, &opts)
+	q, err := Open(context.Background(), path, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
