@@ -202,6 +202,17 @@ func runServe(e *env, s *server) error {
 		}
 		qopts.Handler = logJobs(log, w.Handle)
 	}
+	var q *queue.Queue
+	if poller != nil {
+		// A periodic run of the queue's: one process among those on
+		// the database polls at a time, the one River's elected leader
+		// schedules it on.
+		qopts.Periodic = []queue.Periodic{{
+			Name:  "gerrit-poll " + s.cfg.Review.Gerrit,
+			Every: s.poll,
+			Run:   func(ctx context.Context) error { return pollOnce(ctx, poller, q, log) },
+		}}
+	}
 	q, err := queue.Open(ctx, s.dbURL, qopts)
 	if err != nil {
 		return setupError{err}
@@ -229,7 +240,7 @@ func runServe(e *env, s *server) error {
 		stopQueue()
 		return setupError{fmt.Errorf("-listen: %v", err)}
 	}
-	if s.workers > 0 {
+	if s.workers > 0 || poller != nil {
 		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
 			ln.Close()
 			stopQueue()
@@ -255,12 +266,6 @@ func runServe(e *env, s *server) error {
 	}
 	log.Info("serving", attrs...)
 
-	var wg sync.WaitGroup
-	pctx, stopPoll := context.WithCancel(ctx)
-	if poller != nil {
-		wg.Go(func() { pollLoop(pctx, poller, q, s.poll, log) })
-	}
-
 	var failed error
 	select {
 	case <-ctx.Done():
@@ -274,8 +279,6 @@ func runServe(e *env, s *server) error {
 		log.Warn("http shutdown", "err", err)
 	}
 	cancel()
-	stopPoll()
-	wg.Wait()
 	if err := stopQueue(); err != nil {
 		log.Warn("queue stop", "err", err)
 		if failed == nil {
@@ -312,44 +315,33 @@ func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger)
 	return p, self, err
 }
 
-// pollLoop polls at once and then every d until ctx ends, queueing each
-// event's job or reply.
-func pollLoop(ctx context.Context, p *poll.Poller, q *queue.Queue, d time.Duration, log *slog.Logger) {
-	tick := time.NewTicker(d)
-	defer tick.Stop()
-	for {
-		events, err := p.Poll(ctx, func(ctx context.Context, ev *poll.Event) error {
-			var a *queue.Args
-			var err error
-			if ev.Decision.Verdict == comment.Run {
-				a, err = ev.Args()
-			} else {
-				a, err = ev.ReplyArgs()
-			}
-			if err != nil {
-				return err
-			}
-			res, err := q.Insert(ctx, a)
-			if err != nil {
-				return err
-			}
-			log.Info("gerrit message", "review", ev.Review(), "patch_set", ev.PatchSet, "message", ev.MessageID,
-				"author", ev.Author.String(), "verdict", ev.Decision.Verdict, "command", a.Command,
-				"job", res.ID, "duplicate", res.Duplicate)
-			return nil
-		})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			log.Warn("gerrit poll failed", "err", err, "events", len(events))
+// pollOnce polls the Gerrit server once, queueing each event's job or
+// reply; the queue runs it every -poll (queue.Periodic).
+func pollOnce(ctx context.Context, p *poll.Poller, q *queue.Queue, log *slog.Logger) error {
+	events, err := p.Poll(ctx, func(ctx context.Context, ev *poll.Event) error {
+		var a *queue.Args
+		var err error
+		if ev.Decision.Verdict == comment.Run {
+			a, err = ev.Args()
+		} else {
+			a, err = ev.ReplyArgs()
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+		if err != nil {
+			return err
 		}
+		res, err := q.Insert(ctx, a)
+		if err != nil {
+			return err
+		}
+		log.Info("gerrit message", "review", ev.Review(), "patch_set", ev.PatchSet, "message", ev.MessageID,
+			"author", ev.Author.String(), "verdict", ev.Decision.Verdict, "command", a.Command,
+			"job", res.ID, "duplicate", res.Duplicate)
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		log.Warn("gerrit poll failed", "err", err, "events", len(events))
 	}
+	return nil // logged; the next run is the retry
 }
 
 // jobResult is the status page's serve.Config.Results: what the workers

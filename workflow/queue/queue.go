@@ -135,6 +135,10 @@ type Options struct {
 	// Retention is how long completed, cancelled and discarded jobs are
 	// kept.
 	Retention time.Duration
+	// Periodic is work that one process among those on the database
+	// does every so often (see Periodic); Start runs it, with or without
+	// a Handler.
+	Periodic []Periodic
 	// Logger receives River's log; nil logs warnings and errors to
 	// stderr (River's own default is stdout, where -json output goes).
 	Logger *slog.Logger
@@ -171,10 +175,10 @@ func (o *Options) withDefaults() (Options, error) {
 	case opts.MaxAttempts < 0, opts.Workers < 0, opts.Grace < 0, opts.Retention < 0:
 		return opts, fmt.Errorf("queue: negative option")
 	}
-	return opts, nil
+	return opts, checkPeriodic(opts.Periodic)
 }
 
-var errNoHandler = errors.New("queue: Start needs Options.Handler")
+var errNoHandler = errors.New("queue: Start needs Options.Handler or Options.Periodic")
 
 // A Queue is an open job queue.
 type Queue struct {
@@ -195,6 +199,7 @@ type Queue struct {
 type engine interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	JobDeleteMany(ctx context.Context, params *river.JobDeleteManyParams) (*river.JobDeleteManyResult, error)
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
@@ -265,6 +270,9 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &periodicWorker{q: q}); err != nil {
+		return nil, err
+	}
 	o := q.opts
 	cfg := &river.Config{
 		JobTimeout:                  o.Timeout,
@@ -277,8 +285,15 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 		Logger:                      o.Logger,
 		Workers:                     workers,
 	}
+	if o.Handler != nil || len(o.Periodic) > 0 {
+		cfg.Queues = map[string]river.QueueConfig{}
+	}
 	if o.Handler != nil {
-		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+		cfg.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: o.Workers}
+	}
+	if len(o.Periodic) > 0 {
+		cfg.Queues[PeriodicQueue] = river.QueueConfig{MaxWorkers: 1}
+		cfg.PeriodicJobs = periodicJobs(o.Periodic)
 	}
 	return river.NewClient(driver, cfg)
 }
@@ -313,7 +328,7 @@ func (q *Queue) Insert(ctx context.Context, a *Args) (InsertResult, error) {
 // Stop. Jobs inserted before, by this queue or by another process on the
 // same database, are worked too.
 func (q *Queue) Start(ctx context.Context) error {
-	if q.opts.Handler == nil {
+	if q.opts.Handler == nil && len(q.opts.Periodic) == 0 {
 		return errNoHandler
 	}
 	q.mu.Lock()
@@ -513,7 +528,7 @@ func (q *Queue) Depth(ctx context.Context, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	res, err := q.client.JobList(ctx, river.NewJobListParams().States(waiting...).First(limit))
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(Kind).States(waiting...).First(limit))
 	if err != nil {
 		return 0, fmt.Errorf("queue: counting jobs: %w", err)
 	}
@@ -526,7 +541,7 @@ func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	params := river.NewJobListParams().First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
+	params := river.NewJobListParams().Kinds(Kind).First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
 	res, err := q.client.JobList(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("queue: listing jobs: %w", err)

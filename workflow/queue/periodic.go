@@ -1,0 +1,123 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// A Periodic is work done every Every by one process among all those on
+// the queue's database, such as polling a Gerrit server: River's elected
+// leader schedules it (at its election, then every Every), and a process
+// that has it among its Options.Periodic runs it, one run at a time
+// across the processes. When the leader dies, another is elected once its
+// lease lapses (River's leader TTL, about 15 s) and takes the schedule
+// over.
+type Periodic struct {
+	Name  string // unique among a queue's Periodic
+	Every time.Duration
+	// Run does the work once. An error is logged by River, and the next
+	// run comes at the next tick: a run is not retried.
+	Run func(ctx context.Context) error
+	// Timeout bounds one run; 0 is DefaultPeriodicTimeout.
+	Timeout time.Duration
+}
+
+// DefaultPeriodicTimeout bounds one run of a Periodic.
+const DefaultPeriodicTimeout = 5 * time.Minute
+
+// PeriodicQueue is the River queue periodic runs wait in, apart from the
+// jobs, so that a poll never waits behind a benchmark.
+const PeriodicQueue = "periodic"
+
+// PeriodicKind is the River job kind of a periodic run.
+const PeriodicKind = "patchbot_periodic"
+
+// periodicArgs is a periodic run, as a River job: unique by name while it
+// waits or runs, so that runs never pile up behind a slow one.
+type periodicArgs struct {
+	Name string `json:"name" river:"unique"`
+}
+
+func (periodicArgs) Kind() string { return PeriodicKind }
+
+var periodicInsertOpts = &river.InsertOpts{
+	Queue:       PeriodicQueue,
+	MaxAttempts: 1,
+	UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+		},
+	},
+}
+
+// periodicJobs returns River's periodic jobs for ps.
+func periodicJobs(ps []Periodic) []*river.PeriodicJob {
+	var jobs []*river.PeriodicJob
+	for _, p := range ps {
+		name := p.Name
+		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(p.Every),
+			func() (river.JobArgs, *river.InsertOpts) { return periodicArgs{Name: name}, periodicInsertOpts },
+			&river.PeriodicJobOpts{ID: name, RunOnStart: true}))
+	}
+	return jobs
+}
+
+func checkPeriodic(ps []Periodic) error {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		switch {
+		case p.Name == "" || p.Run == nil:
+			return fmt.Errorf("queue: a Periodic needs a Name and a Run")
+		case p.Every <= 0:
+			return fmt.Errorf("queue: periodic %s: Every must be positive", p.Name)
+		case seen[p.Name]:
+			return fmt.Errorf("queue: two periodic runs named %s", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	return nil
+}
+
+// periodicWorker is River's worker for periodic runs.
+type periodicWorker struct {
+	river.WorkerDefaults[periodicArgs]
+	q *Queue
+}
+
+func (w *periodicWorker) find(name string) *Periodic {
+	for i := range w.q.opts.Periodic {
+		if p := &w.q.opts.Periodic[i]; p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *periodicWorker) Timeout(j *river.Job[periodicArgs]) time.Duration {
+	if p := w.find(j.Args.Name); p != nil && p.Timeout > 0 {
+		return p.Timeout
+	}
+	return DefaultPeriodicTimeout
+}
+
+func (w *periodicWorker) Work(ctx context.Context, j *river.Job[periodicArgs]) error {
+	p := w.find(j.Args.Name)
+	if p == nil {
+		// Scheduled by a leader with other settings: not this one's.
+		return nil
+	}
+	err := p.Run(ctx)
+	// The runs are no history worth keeping: a poll every 30 s would be
+	// 86,000 rows in the retention's 30 days. Those before this one go.
+	if _, derr := w.q.client.JobDeleteMany(context.WithoutCancel(ctx), river.NewJobDeleteManyParams().
+		Kinds(PeriodicKind).States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled)); derr != nil {
+		w.q.opts.Logger.Warn("queue: removing finished periodic runs", "err", derr)
+	}
+	return err
+}
