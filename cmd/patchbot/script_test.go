@@ -16,6 +16,10 @@ import (
 // its own package. Set PATCHBOT_UPDATE_SCRIPTS=1 to rewrite the expected
 // output in the scripts from a run.
 
+// testCacheHome is the tests' XDG_CACHE_HOME, where the sandbox keeps its
+// build cache: one for all of them, kept between runs like GOCACHE.
+var testCacheHome = filepath.Join(os.TempDir(), "patchbot-test-cache")
+
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"patchbot": main,
@@ -71,7 +75,7 @@ func scriptSetup(env *testscript.Env) error {
 	// The sandbox's own build cache (in the user's cache directory) is
 	// shared by the scripts, and kept between runs like GOCACHE: filled,
 	// it saves each sandboxed script a build of the standard library.
-	env.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "patchbot-test-cache"))
+	env.Setenv("XDG_CACHE_HOME", testCacheHome)
 	return nil
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,12 +176,13 @@ func runServe(e *env, s *server) error {
 		GerritTrusted: s.cfg.Serve.Gerrit.Trusted,
 	}
 	var poller *poll.Poller
+	var store poll.Store // this machine's cursor file
 	if server := s.cfg.Review.Gerrit; server != "" {
-		p, self, err := newPoller(s, server, &trust, log)
+		p, st, self, err := newPoller(s, server, &trust, log)
 		if err != nil {
 			return setupError{err}
 		}
-		poller = p
+		poller, store = p, st
 		trust.GerritSelf = self
 	}
 
@@ -208,9 +211,11 @@ func runServe(e *env, s *server) error {
 		// the database polls at a time, the one River's elected leader
 		// schedules it on.
 		qopts.Periodic = []queue.Periodic{{
-			Name:  "gerrit-poll " + s.cfg.Review.Gerrit,
+			Name:  "gerrit-poll:" + pollName(s.cfg.Review.Gerrit),
 			Every: s.poll,
-			Run:   func(ctx context.Context) error { return pollOnce(ctx, poller, q, log) },
+			Run: func(ctx context.Context, state []byte) ([]byte, error) {
+				return pollOnce(ctx, poller, store, q, log, state)
+			},
 		}}
 	}
 	q, err := queue.Open(ctx, s.dbURL, qopts)
@@ -292,10 +297,10 @@ func runServe(e *env, s *server) error {
 // newPoller returns the poller of the Gerrit server and patchbot's own
 // account on it, as far as the credentials say (the user name of
 // PATCHBOT_GERRIT_USER; none for cookies).
-func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger) (*poll.Poller, []string, error) {
+func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger) (*poll.Poller, poll.Store, []string, error) {
 	auth, err := review.GerritAuthFromEnv(server, os.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var self []string
 	if auth != nil && auth.User != "" {
@@ -303,21 +308,45 @@ func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger)
 	}
 	g, err := review.NewGerrit(server, auth, job.ReviewOptions(&s.cfg.Review, false, &slogWriter{log: log, msg: "gerrit"}))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	store, err := poll.NewFileStore(s.stateDir, server)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t := *trust
 	t.GerritSelf = self
 	p, err := poll.New(g, &poll.Options{Query: "status:open", Trust: t, Store: store})
-	return p, self, err
+	return p, store, self, err
+}
+
+// pollName names the poll of the Gerrit server at server, as River's
+// periodic job ids may be named: its host and path.
+func pollName(server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return "gerrit"
+	}
+	return strings.Trim(u.Host+u.Path, "/")
 }
 
 // pollOnce polls the Gerrit server once, queueing each event's job or
-// reply; the queue runs it every -poll (queue.Periodic).
-func pollOnce(ctx context.Context, p *poll.Poller, q *queue.Queue, log *slog.Logger) error {
+// reply; the queue runs it every -poll (queue.Periodic), on one process
+// of those on the database at a time. state is the cursor the last poll
+// left in the database, on whichever machine it ran: merged into this
+// machine's file (store) first, so that the poll goes on from the further
+// of the two; the cursor after the poll is the state returned.
+func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Queue, log *slog.Logger, state []byte) ([]byte, error) {
+	if len(state) > 0 {
+		var shared poll.Cursor
+		if err := json.Unmarshal(state, &shared); err != nil {
+			log.Warn("gerrit poll: the cursor in the queue's database is not one; going on from this machine's", "err", err)
+		} else if mine, err := store.Load(); err != nil {
+			return nil, err
+		} else if err := store.Save(poll.Merge(mine, shared, 0)); err != nil {
+			return nil, err
+		}
+	}
 	events, err := p.Poll(ctx, func(ctx context.Context, ev *poll.Event) error {
 		var a *queue.Args
 		var err error
@@ -341,7 +370,12 @@ func pollOnce(ctx context.Context, p *poll.Poller, q *queue.Queue, log *slog.Log
 	if err != nil && ctx.Err() == nil {
 		log.Warn("gerrit poll failed", "err", err, "events", len(events))
 	}
-	return nil // logged; the next run is the retry
+	// The poller saved the cursor of what it queued, also on a failure.
+	c, err := store.Load()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(c)
 }
 
 // jobResult is the status page's serve.Config.Results: what the workers

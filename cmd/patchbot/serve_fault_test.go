@@ -139,6 +139,10 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 
 	tb.Setenv("HOME", filepath.Join(root, "home"))
 	tb.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	// The sandbox's build cache, shared by the tests as the scripts
+	// share it (scriptSetup): filled, it saves a build of the standard
+	// library per test.
+	tb.Setenv("XDG_CACHE_HOME", testCacheHome)
 	tb.Setenv(serve.EnvWebhookSecret, serveSecret)
 	tb.Setenv(review.EnvGitHubToken, serveToken)
 	tb.Setenv(review.EnvGitHubAPIURL, f.fake.URL)

@@ -99,6 +99,10 @@ func TestServeGitHub(t *testing.T) {
 	secret := "serve-test-secret-0123456789"
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
+	// The sandbox's build cache, shared by the tests as the scripts
+	// share it (scriptSetup): filled, it saves a build of the standard
+	// library per test.
+	t.Setenv("XDG_CACHE_HOME", testCacheHome)
 	t.Setenv(serve.EnvWebhookSecret, secret)
 	t.Setenv(review.EnvGitHubToken, "ghp_servetestFAKEtoken")
 	t.Setenv(review.EnvGitHubAPIURL, fake.URL)
@@ -166,7 +170,9 @@ func TestServeGitHub(t *testing.T) {
 	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(100 * time.Millisecond) {
+		// Two minutes: with an empty sandbox cache, the first job
+		// builds the standard library, on a machine that may be busy.
+		for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(100 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: timed out\n%s", what, stderr.String())
 			}

@@ -31,6 +31,16 @@ type Cursor struct {
 // IsZero reports whether c has read nothing.
 func (c Cursor) IsZero() bool { return c.Since.IsZero() && len(c.Seen) == 0 }
 
+// Merge returns the cursor that has read what a and b have read, with a
+// Poller's overlap (0 is DefaultOverlap): for a cursor kept elsewhere too,
+// as serve keeps one in the queue's database beside each machine's file.
+func Merge(a, b Cursor, overlap time.Duration) Cursor {
+	if overlap == 0 {
+		overlap = DefaultOverlap
+	}
+	return merge(a, b, overlap)
+}
+
 // merge returns the cursor that has read what a and b have read, keeping
 // in Seen only the messages dated at or after Since-overlap.
 func merge(a, b Cursor, overlap time.Duration) Cursor {

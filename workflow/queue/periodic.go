@@ -2,7 +2,9 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -19,9 +21,14 @@ import (
 type Periodic struct {
 	Name  string // unique among a queue's Periodic
 	Every time.Duration
-	// Run does the work once. An error is logged by River, and the next
-	// run comes at the next tick: a run is not retried.
-	Run func(ctx context.Context) error
+	// Run does the work once. It is given the state the last run that
+	// finished returned, on whichever process it ran (nil at first),
+	// and returns the state for the next: a Gerrit poller's cursor, say,
+	// kept in the database, so that the poll can move between machines.
+	// An error is logged, the state returned with it is kept (nil keeps
+	// the old one), and the next run comes at the next tick: a run is
+	// not retried.
+	Run func(ctx context.Context, state []byte) ([]byte, error)
 	// Timeout bounds one run; 0 is DefaultPeriodicTimeout.
 	Timeout time.Duration
 }
@@ -68,12 +75,18 @@ func periodicJobs(ps []Periodic) []*river.PeriodicJob {
 	return jobs
 }
 
+// periodicNameRE is River's rule for a periodic job's ID, which panics
+// on another.
+var periodicNameRE = regexp.MustCompile(`\A[\w][\w\-\[\]<>\/.·:+]+\z`)
+
 func checkPeriodic(ps []Periodic) error {
 	seen := map[string]bool{}
 	for _, p := range ps {
 		switch {
 		case p.Name == "" || p.Run == nil:
 			return fmt.Errorf("queue: a Periodic needs a Name and a Run")
+		case !periodicNameRE.MatchString(p.Name):
+			return fmt.Errorf("queue: periodic %q: a name is letters, digits and _-[]<>/.·:+, at least two, without spaces (River's rule for periodic job ids)", p.Name)
 		case p.Every <= 0:
 			return fmt.Errorf("queue: periodic %s: Every must be positive", p.Name)
 		case seen[p.Name]:
@@ -112,12 +125,60 @@ func (w *periodicWorker) Work(ctx context.Context, j *river.Job[periodicArgs]) e
 		// Scheduled by a leader with other settings: not this one's.
 		return nil
 	}
-	err := p.Run(ctx)
-	// The runs are no history worth keeping: a poll every 30 s would be
-	// 86,000 rows in the retention's 30 days. Those before this one go.
-	if _, derr := w.q.client.JobDeleteMany(context.WithoutCancel(ctx), river.NewJobDeleteManyParams().
-		Kinds(PeriodicKind).States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled)); derr != nil {
-		w.q.opts.Logger.Warn("queue: removing finished periodic runs", "err", derr)
+	last, older, err := w.finished(ctx, p.Name)
+	if err != nil {
+		return err // River logs it; the next tick tries again
 	}
-	return err
+	state := last.state
+	next, err := p.Run(ctx, state)
+	if next != nil {
+		state = next
+	}
+	if state != nil {
+		if rerr := river.RecordOutput(ctx, json.RawMessage(state)); rerr != nil {
+			w.q.opts.Logger.Warn("queue: periodic run's state", "name", p.Name, "err", rerr)
+		}
+	}
+	if err != nil {
+		w.q.opts.Logger.Warn("queue: periodic run failed", "name", p.Name, "err", err)
+	}
+	// The runs are no history worth keeping (a poll every 30 s would be
+	// 86,000 rows in the retention's 30 days): all but the last finished
+	// one, whose state this run started from, go.
+	if len(older) > 0 {
+		if _, derr := w.q.client.JobDeleteMany(context.WithoutCancel(ctx), river.NewJobDeleteManyParams().IDs(older...)); derr != nil {
+			w.q.opts.Logger.Warn("queue: removing finished periodic runs", "err", derr)
+		}
+	}
+	return nil
+}
+
+// A periodicRun is a finished run's id and the state it left.
+type periodicRun struct {
+	id    int64
+	state []byte
+}
+
+// finished returns the newest finished run of name, and the ids of the
+// others still kept.
+func (w *periodicWorker) finished(ctx context.Context, name string) (last periodicRun, older []int64, err error) {
+	res, err := w.q.client.JobList(ctx, river.NewJobListParams().Kinds(PeriodicKind).
+		States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(100))
+	if err != nil {
+		return last, nil, fmt.Errorf("queue: periodic %s: reading the last run: %w", name, err)
+	}
+	for _, r := range res.Jobs {
+		var a periodicArgs
+		if json.Unmarshal(r.EncodedArgs, &a) != nil || a.Name != name {
+			continue
+		}
+		if last.id == 0 {
+			last.id = r.ID
+			last.state = JobInfo{metadata: r.Metadata}.Output()
+			continue
+		}
+		older = append(older, r.ID)
+	}
+	return last, older, nil
 }

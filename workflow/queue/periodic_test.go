@@ -2,28 +2,37 @@ package queue
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // TestPeriodic runs a periodic task on two queues sharing one database:
-// it runs again and again, never twice at once, and never shows among the
-// jobs; when the queue whose process leads stops, the other takes the
-// schedule over.
+// it runs again and again, never twice at once, each run given the state
+// the one before left on either queue, and never shows among the jobs;
+// when the queue that ran last stops, the other goes on.
 func TestPeriodic(t *testing.T) {
 	t.Parallel()
 	db := dbURL(t)
 	var mu sync.Mutex
-	var inFlight, maxInFlight int
+	var inFlight, maxInFlight, count int
 	runs := [2]atomic.Int32{}
 	last := make(chan int, 100)
 	mk := func(i int) *Queue {
-		return open(t, db, Options{Periodic: []Periodic{{Name: "poll", Every: 300 * time.Millisecond, Run: func(ctx context.Context) error {
+		return open(t, db, Options{Periodic: []Periodic{{Name: "poll", Every: 300 * time.Millisecond, Run: func(ctx context.Context, state []byte) ([]byte, error) {
 			mu.Lock()
 			inFlight++
 			maxInFlight = max(maxInFlight, inFlight)
+			// The state is the count of runs before, on either queue.
+			n, _ := strconv.Atoi(string(state))
+			if n != count {
+				t.Errorf("run %d on queue %d was given the state %q, want %d", count+1, i, state, count)
+			}
+			count++
 			mu.Unlock()
 			time.Sleep(100 * time.Millisecond) // longer than River's fetch: an overlap would show
 			mu.Lock()
@@ -34,7 +43,7 @@ func TestPeriodic(t *testing.T) {
 			case last <- i:
 			default:
 			}
-			return nil
+			return []byte(strconv.Itoa(n + 1)), nil
 		}}}})
 	}
 	qs := [2]*Queue{mk(0), mk(1)}
@@ -71,4 +80,32 @@ func TestPeriodic(t *testing.T) {
 	n := runs[other].Load()
 	waitRuns("the queue left", n+3, func() int32 { return runs[other].Load() })
 	t.Logf("after the stop, 3 more runs on the other queue in %v", time.Since(stopped).Round(100*time.Millisecond))
+
+	// Of the runs, the database keeps the last finished one (its state)
+	// and those waiting or running: not the history.
+	res, err := qs[other].client.JobList(t.Context(), river.NewJobListParams().Kinds(PeriodicKind).First(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res.Jobs); n > 3 {
+		t.Errorf("%d periodic runs kept after %d runs, want at most 3", n, count)
+	}
+}
+
+func TestPeriodicNames(t *testing.T) {
+	run := func(context.Context, []byte) ([]byte, error) { return nil, nil }
+	for _, bad := range []Periodic{
+		{Name: "gerrit poll", Every: time.Second, Run: run},
+		{Name: "", Every: time.Second, Run: run},
+		{Name: "x", Every: time.Second, Run: run},
+		{Name: "ok-name", Every: 0, Run: run},
+		{Name: "ok-name", Every: time.Second},
+	} {
+		if _, err := Open(t.Context(), "sqlite:"+t.TempDir()+"/q.db", &Options{Periodic: []Periodic{bad}}); err == nil {
+			t.Errorf("Open with periodic %+v: no error", bad)
+		}
+	}
+	if _, err := (&Options{Periodic: []Periodic{{Name: "gerrit-poll:go-review.googlesource.com", Every: time.Second, Run: run}}}).withDefaults(); err != nil {
+		t.Errorf("a poll's name: %v", err)
+	}
 }
