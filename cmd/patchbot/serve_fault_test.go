@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -94,16 +93,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	}
 	git := func(dir string, args ...string) string {
 		tb.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-			"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
-			"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return serveGit(tb, dir, args...)
 	}
 	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module example.com/w\n\ngo 1.22\n"), 0o666); err != nil {
 		tb.Fatal(err)

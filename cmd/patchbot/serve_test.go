@@ -39,7 +39,9 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func serveGit(t *testing.T, dir string, args ...string) string {
+// serveGit runs git in dir for the serve tests' repositories, with a fixed
+// identity and no configuration of the user's, and returns its output.
+func serveGit(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
