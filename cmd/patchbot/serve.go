@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -46,7 +47,7 @@ var serveGitHubURL string
 
 var cmdServe = &command{
 	name:  "serve",
-	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
+	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
@@ -55,8 +56,10 @@ serves the status endpoints (/healthz, /api/jobs, /); when the configuration
 names a Gerrit server (review.gerrit), it polls it every -poll for new review
 messages. A /patchbot command from a reviewer who may ask (the serve section
 of the configuration) becomes a job in the queue at -db, bound to the
-revision it was written on; -workers workers run the jobs, in work areas
-under -work, and reply on the review once.
+revision it was written on; -workers workers run the jobs (bench, freeze),
+in work areas under -work, and reply on the review once; -reply-workers
+more post the replies that run nothing (help, refusals), apart, so that a
+reply never waits behind a benchmark.
 
 The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
@@ -65,8 +68,9 @@ benchmarks run the code under review, so they run in a bubblewrap sandbox
 (docs/sandbox.md): at start-up serve checks that one works here, and
 refuses to start workers without one, unless started with
 -unsafe-no-sandbox, for repositories whose every approved patch you trust.
--workers 0 takes webhooks and polls into the queue and runs nothing, for
-another process on the same -db.
+-workers 0 -reply-workers 0 takes webhooks and polls into the queue and runs
+nothing, for other processes on the same -db; -reply-workers 0 makes a
+benchmark machine that takes run jobs only.
 
 Stopping: the HTTP server stops taking requests, the poller stops, and
 running jobs get a minute to finish before they are put back in the queue
@@ -76,7 +80,8 @@ See docs/serve.md.`,
 		cfgFile := configFlag(fs)
 		listen := fs.String("listen", "127.0.0.1:8080", "listen on `ADDR` (host:port; port 0 picks a free one)")
 		dbURL := fs.String("db", "", "the queue's database `URL`: sqlite:FILE, or postgres://USER:PASSWORD@HOST:PORT/DB (default: sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
-		workers := fs.Int("workers", 1, "run `N` jobs at once; 0 runs none, only queues")
+		workers := fs.Int("workers", 1, "run `N` jobs (bench, freeze) at once; 0 runs none")
+		replyWorkers := fs.Int("reply-workers", queue.DefaultReplyWorkers, "post `N` replies (help, refusals) at once, apart from the jobs; 0 posts none")
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
 		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`, whose comments are never commands")
@@ -88,6 +93,8 @@ See docs/serve.md.`,
 			switch {
 			case *workers < 0:
 				return usagef("-workers must be 0 or more")
+			case *replyWorkers < 0:
+				return usagef("-reply-workers must be 0 or more")
 			case *every < minPoll:
 				return usagef("-poll must be at least %v", minPoll)
 			}
@@ -123,7 +130,7 @@ See docs/serve.md.`,
 				*workDir = filepath.Join(stateDir, "work")
 			}
 			s := &server{
-				cfg: cfg, listen: *listen, dbURL: *dbURL, db: db, workers: *workers, workDir: *workDir,
+				cfg: cfg, listen: *listen, dbURL: *dbURL, db: db, workers: *workers, replyWorkers: *replyWorkers, workDir: *workDir,
 				poll: *every, secret: []byte(secret), githubLogin: *ghLogin,
 				stateDir: stateDir,
 			}
@@ -149,18 +156,19 @@ See docs/serve.md.`,
 
 // A server is what serve's flags and environment decided.
 type server struct {
-	cfg         *config.Config
-	listen      string
-	dbURL       string
-	db          queue.DB // dbURL parsed: its String hides a password
-	workers     int
-	workDir     string
-	stateDir    string // the Gerrit cursor's directory
-	poll        time.Duration
-	secret      []byte
-	githubLogin string
-	sandbox     *sandbox.Sandbox // the benchmarks' runner, when one works
-	noSandbox   error            // why none works, with -unsafe-no-sandbox
+	cfg          *config.Config
+	listen       string
+	dbURL        string
+	db           queue.DB // dbURL parsed: its String hides a password
+	workers      int      // run jobs at once
+	replyWorkers int      // replies at once
+	workDir      string
+	stateDir     string // the Gerrit cursor's directory
+	poll         time.Duration
+	secret       []byte
+	githubLogin  string
+	sandbox      *sandbox.Sandbox // the benchmarks' runner, when one works
+	noSandbox    error            // why none works, with -unsafe-no-sandbox
 }
 
 // runServe builds the parts of the bot, runs them until e.ctx ends, and
@@ -187,10 +195,12 @@ func runServe(e *env, s *server) error {
 	}
 
 	qopts := &queue.Options{
-		Workers: max(s.workers, 1), // 0 is the queue's default; with no handler, none run
-		Logger:  slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// The queue's 0 is its default; below 0 is none.
+		Workers:      cmp.Or(s.workers, -1),
+		ReplyWorkers: cmp.Or(s.replyWorkers, -1),
+		Logger:       slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	if s.workers > 0 {
+	if s.workers > 0 || s.replyWorkers > 0 {
 		w := &work.Worker{
 			Areas:     &work.Areas{Root: s.workDir},
 			Config:    s.cfg,
@@ -200,7 +210,7 @@ func runServe(e *env, s *server) error {
 		if s.sandbox != nil {
 			w.Env.Runner = s.sandbox
 			log.Info("sandbox", "isolation", s.sandbox.Isolation().String())
-		} else {
+		} else if s.workers > 0 {
 			log.Warn("no sandbox: the benchmarks run the patches' code unsandboxed (-unsafe-no-sandbox)", "err", s.noSandbox)
 		}
 		qopts.Handler = logJobs(log, w.Handle)
@@ -245,7 +255,7 @@ func runServe(e *env, s *server) error {
 		stopQueue()
 		return setupError{fmt.Errorf("-listen: %v", err)}
 	}
-	if s.workers > 0 || poller != nil {
+	if s.workers > 0 || s.replyWorkers > 0 || poller != nil {
 		if err := q.Start(context.WithoutCancel(ctx)); err != nil {
 			ln.Close()
 			stopQueue()
@@ -262,7 +272,7 @@ func runServe(e *env, s *server) error {
 	}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- hs.Serve(ln) }()
-	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "workers", s.workers}
+	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "workers", s.workers, "reply_workers", s.replyWorkers}
 	if s.workers > 0 {
 		attrs = append(attrs, "work", s.workDir)
 	}

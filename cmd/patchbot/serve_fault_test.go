@@ -147,7 +147,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	args := []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", f.db,
-		"-work", filepath.Join(root, "work"), "-workers", fmt.Sprint(workers)}
+		"-work", filepath.Join(root, "work"), "-workers", fmt.Sprint(workers), "-reply-workers", fmt.Sprint(workers)}
 	if workers > 0 {
 		args = append(args, "-unsafe-no-sandbox")
 	}

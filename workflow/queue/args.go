@@ -43,12 +43,28 @@ type Args struct {
 // Kind is River's job kind (river.JobArgs).
 func (Args) Kind() string { return Kind }
 
+// ReplyQueue is the River queue of the reply jobs: a request whose only
+// step is post (help, refusals). The run jobs are in River's default
+// queue.
+const ReplyQueue = "reply"
+
 // InsertOpts are River's insert options for every job (river.JobArgsWithInsertOpts):
 // unique by the tagged fields, in River's default unique states (pending,
 // scheduled, available, running, retryable, completed), so a job that has
-// already run is not run again while it is kept.
-func (Args) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+// already run is not run again while it is kept; and in its queue, by
+// kind: a reply in ReplyQueue, the rest in River's default queue.
+func (a Args) InsertOpts() river.InsertOpts {
+	o := river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	if a.IsReply() {
+		o.Queue = ReplyQueue
+	}
+	return o
+}
+
+// IsReply reports whether the job only posts a text (help, a refusal),
+// running nothing.
+func (a Args) IsReply() bool {
+	return len(a.Request.Steps) == 1 && a.Request.Steps[0] == job.StepPost
 }
 
 // Validate checks the identity and the request: a job that could never

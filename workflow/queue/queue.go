@@ -56,6 +56,9 @@ const (
 	// DefaultWorkers is one: two benchmark jobs on one machine spoil
 	// each other's numbers.
 	DefaultWorkers = 1
+	// DefaultReplyWorkers is how many replies (help, refusals) are
+	// posted at once: they run no benchmark, and take a request each.
+	DefaultReplyWorkers = 4
 	// DefaultRetention is how long finished jobs are kept: for the status
 	// page, and because a kept job is what makes a late redelivery a
 	// duplicate.
@@ -130,8 +133,14 @@ type Options struct {
 	// Grace is how long Stop waits for running jobs before it cancels
 	// them.
 	Grace time.Duration
-	// Workers is how many jobs run at once.
+	// Workers is how many run jobs (bench, freeze) run at once; below 0,
+	// none: the process takes no run job (a machine for replies only).
 	Workers int
+	// ReplyWorkers is how many reply jobs (help and refusals: a text to
+	// post, no benchmark) run at once, in a River queue of their own
+	// (ReplyQueue), so that a reply never waits behind a benchmark;
+	// below 0, none: a benchmark machine that takes only run jobs.
+	ReplyWorkers int
 	// Retention is how long completed, cancelled and discarded jobs are
 	// kept.
 	Retention time.Duration
@@ -161,6 +170,9 @@ func (o *Options) withDefaults() (Options, error) {
 	if opts.Workers == 0 {
 		opts.Workers = DefaultWorkers
 	}
+	if opts.ReplyWorkers == 0 {
+		opts.ReplyWorkers = DefaultReplyWorkers
+	}
 	if opts.Retention == 0 {
 		opts.Retention = DefaultRetention
 	}
@@ -172,7 +184,7 @@ func (o *Options) withDefaults() (Options, error) {
 		return opts, fmt.Errorf("queue: timeout %v: must be positive", opts.Timeout)
 	case opts.RescueAfter <= opts.Timeout:
 		return opts, fmt.Errorf("queue: rescue delay %v must exceed the job timeout %v, or live jobs are run twice", opts.RescueAfter, opts.Timeout)
-	case opts.MaxAttempts < 0, opts.Workers < 0, opts.Grace < 0, opts.Retention < 0:
+	case opts.MaxAttempts < 0, opts.Grace < 0, opts.Retention < 0:
 		return opts, fmt.Errorf("queue: negative option")
 	}
 	return opts, checkPeriodic(opts.Periodic)
@@ -288,8 +300,11 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	if o.Handler != nil || len(o.Periodic) > 0 {
 		cfg.Queues = map[string]river.QueueConfig{}
 	}
-	if o.Handler != nil {
+	if o.Handler != nil && o.Workers > 0 {
 		cfg.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: o.Workers}
+	}
+	if o.Handler != nil && o.ReplyWorkers > 0 {
+		cfg.Queues[ReplyQueue] = river.QueueConfig{MaxWorkers: o.ReplyWorkers}
 	}
 	if len(o.Periodic) > 0 {
 		cfg.Queues[PeriodicQueue] = river.QueueConfig{MaxWorkers: 1}

@@ -479,3 +479,63 @@ func TestDepth(t *testing.T) {
 		}
 	}
 }
+
+// replyArgs is a valid reply job: a help text to post on a pull request.
+func replyArgs(id string) *Args {
+	return &Args{
+		Review: "github:golang/go#8311", Revision: "comment:" + id, Command: "help", Who: "gopher",
+		Request: job.Request{
+			Steps:  []string{job.StepPost},
+			GitHub: &job.GitHub{PullRequest: "golang/go#8311"},
+			Post:   job.PostSettings{Kind: "help-" + id, Text: "help"},
+		},
+	}
+}
+
+// TestReplyQueue: a reply is posted while a benchmark job holds the only
+// worker, from a queue of its own; with no run workers, run jobs wait and
+// replies go on, and with no reply workers the other way round.
+func TestReplyQueue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                  string
+		workers, replyWorkers int
+		runDone, replyDone    bool
+	}{
+		{"both", 1, 0, false, true}, // the run job is held until the reply is done
+		{"replies only", -1, 0, false, true},
+		{"runs only", 1, -1, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			q := open(t, dbURL(t), Options{Workers: tc.workers, ReplyWorkers: tc.replyWorkers, Handler: func(ctx context.Context, j *Job) error {
+				if !j.Args.IsReply() && tc.name == "both" {
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				return nil
+			}})
+			run := insert(t, q, args("r1")).ID
+			reply := insert(t, q, replyArgs("1")).ID
+			start(t, q)
+			if tc.replyDone {
+				waitState(t, q, reply, "completed")
+			}
+			if tc.runDone {
+				waitState(t, q, run, "completed")
+			}
+			close(release)
+			time.Sleep(2 * time.Second) // what should not run has had its chance
+			for id, done := range map[int64]bool{run: tc.runDone || tc.name == "both", reply: tc.replyDone} {
+				j, _ := jobInfo(t, q, id)
+				if got := j.State == "completed"; got != done {
+					t.Errorf("job %d (%s): state %s, want completed %v", id, j.Command, j.State, done)
+				}
+			}
+		})
+	}
+}
