@@ -40,7 +40,8 @@ type serveFixture struct {
 	faults *faults
 	stderr *syncBuffer
 	secret []byte
-	db     string // the queue's -db URL
+	db     string   // the queue's -db URL
+	args   []string // the command line, but -work
 	head   string // every pull request's head commit in the bare repository
 	client *http.Client
 	code   chan int
@@ -144,13 +145,35 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 		tb.Fatal(err)
 	}
 
+	f.args = []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", f.db,
+		"-workers", fmt.Sprint(workers), "-reply-workers", fmt.Sprint(workers)}
+	if workers > 0 {
+		f.args = append(f.args, "-unsafe-no-sandbox")
+	}
+	f.start()
+	return f
+}
+
+// another starts one more command beside f's, as another machine would
+// run it: on the same queue database, the same GitHub and repositories,
+// with a work directory and a port of its own.
+func (f *serveFixture) another() *serveFixture {
+	f.tb.Helper()
+	g := *f
+	g.stderr, g.code, g.done, g.addr = &syncBuffer{}, make(chan int, 1), false, ""
+	g.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	g.start()
+	return &g
+}
+
+// start runs the command with f's arguments and a work directory of its
+// own, and waits until it serves.
+func (f *serveFixture) start() {
+	tb := f.tb
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
-	args := []string{"serve", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", f.db,
-		"-work", filepath.Join(root, "work"), "-workers", fmt.Sprint(workers), "-reply-workers", fmt.Sprint(workers)}
-	if workers > 0 {
-		args = append(args, "-unsafe-no-sandbox")
-	}
+	args := append(slices.Clone(f.args), "-work", tb.TempDir())
 	go func() {
 		f.code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: f.stderr}, args)
 	}()
@@ -175,7 +198,6 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 			tb.Fatalf("serve did not start:\n%s", f.stderr.String())
 		}
 	}
-	return f
 }
 
 // stop stops the command as SIGTERM does and checks that it exits 0 and
@@ -821,10 +843,15 @@ type loadResult struct {
 // goroutine of its own at that interval (an open loop, as GitHub sends).
 // The results are in the deliveries' order.
 func (f *serveFixture) sendLoad(ds []delivery, clients int, pace time.Duration) []loadResult {
+	return f.sendLoadTo(ds, clients, pace, func(int) *serveFixture { return f })
+}
+
+// sendLoadTo is sendLoad sending delivery i to the command to(i).
+func (f *serveFixture) sendLoadTo(ds []delivery, clients int, pace time.Duration, to func(i int) *serveFixture) []loadResult {
 	out := make([]loadResult, len(ds))
 	do := func(i int) {
 		start := time.Now()
-		status, text, err := f.post(ds[i])
+		status, text, err := to(i).post(ds[i])
 		if err != nil {
 			f.tb.Errorf("delivery %s: %v", ds[i].id, err)
 			return
@@ -874,20 +901,33 @@ func percentile(rs []loadResult, p int) time.Duration {
 // reply, and checks that exactly the right jobs are queued (in /api/jobs,
 // and on disk after the command stopped), that each is done on its first
 // attempt and replied to once, and that the log has one line per delivery.
+//
+// On PostgreSQL it runs again with three commands on the one database, as
+// three machines would run them (in this process: separate servers, River
+// clients and workers, one environment): the deliveries are spread over
+// them in turn, and each redelivery goes to another command than the one
+// that had its first delivery, where the in-memory redelivery check does
+// not know it and the queue's uniqueness must.
 func TestServeLoad(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { testServeLoad(t, "") })
-	t.Run("postgres", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t)) })
+	t.Run("sqlite", func(t *testing.T) { testServeLoad(t, "", 1) })
+	t.Run("postgres", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 1) })
+	t.Run("postgres-3", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 3) })
 }
 
 // testServeLoad is TestServeLoad on the queue at the -db URL db ("": a
-// SQLite file).
-func testServeLoad(t *testing.T, db string) {
+// SQLite file), with that many commands on it.
+func testServeLoad(t *testing.T, db string, commands int) {
 	n := 1000
 	if testing.Short() {
 		n = 200 // scripts/test's race pass
 	}
 	prs := freezePRs(n)
 	f := startServeOn(t, db, serveLoadWorkers, prs...)
+	fs := []*serveFixture{f}
+	for range commands - 1 {
+		fs = append(fs, f.another())
+	}
+	first := map[string]int{} // delivery id → the command its first went to
 	cases := serveLoad(n, func(int) string { return f.head })
 	ds := make([]delivery, len(cases))
 	want := map[string]loadCase{}
@@ -898,8 +938,19 @@ func testServeLoad(t *testing.T, db string) {
 		}
 	}
 
+	route := make([]*serveFixture, len(ds))
+	for i, d := range ds {
+		c, again := first[d.id]
+		if !again {
+			c = i % len(fs)
+			first[d.id] = c
+		} else {
+			c = (c + 1) % len(fs)
+		}
+		route[i] = fs[c]
+	}
 	start := time.Now()
-	results := f.sendLoad(ds, 8, 0)
+	results := f.sendLoadTo(ds, 8, 0, func(i int) *serveFixture { return route[i] })
 	sent := time.Since(start)
 	status := map[int]int{}
 	for i, r := range results {
@@ -945,10 +996,16 @@ func testServeLoad(t *testing.T, db string) {
 	if n := f.fake.Count("PATCH "); n != 0 {
 		t.Errorf("%d comments edited, want none", n)
 	}
-	if lines := strings.Count(f.stderr.String(), " msg=webhook "); lines != n {
+	lines := 0
+	for _, g := range fs {
+		lines += strings.Count(g.stderr.String(), " msg=webhook ")
+	}
+	if lines != n {
 		t.Errorf("%d webhook log lines for %d deliveries", lines, n)
 	}
-	f.stop()
+	for _, g := range fs {
+		g.stop()
+	}
 	stored := f.storedJobs()
 	if len(stored) != len(want) {
 		t.Errorf("the queue's database holds %d jobs, want %d", len(stored), len(want))
@@ -958,8 +1015,8 @@ func testServeLoad(t *testing.T, db string) {
 			t.Errorf("stored job %d: %s, %s", j.ID, id, j.State)
 		}
 	}
-	t.Logf("%d deliveries in %v (%.0f/s, p50 %v, p99 %v); %d jobs, all replied to, %v after the first delivery",
-		n, sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99), len(want), drained.Round(time.Millisecond))
+	t.Logf("%d deliveries to %d commands in %v (%.0f/s, p50 %v, p99 %v); %d jobs, all replied to, %v after the first delivery",
+		n, len(fs), sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99), len(want), drained.Round(time.Millisecond))
 }
 
 // serveLoadWorkers is TestServeLoad's -workers. River gives a worker its
