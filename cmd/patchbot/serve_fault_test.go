@@ -42,7 +42,7 @@ type serveFixture struct {
 	secret []byte
 	db     string   // the queue's -db URL
 	args   []string // the command line, but -work
-	head   string // every pull request's head commit in the bare repository
+	head   string   // every pull request's head commit in the bare repository
 	client *http.Client
 	code   chan int
 	cancel context.CancelFunc
