@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/patchbot/patchbot/workflow/freeze"
 )
@@ -53,10 +54,8 @@ func FreezeTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 			a.What = "nothing to do"
 		default:
 			acted++
-			a.What = fmt.Sprintf("%s %v, %s %v, %s the freeze message", s.would("would add", "added"), ar.Add,
-				s.would("would remove", "removed"), ar.Remove, s.would("would post", "posted"))
+			a.What = s.freezeWhat(ar)
 		}
-		s.logf("freeze: change %s: %s", id, a.What)
 		tr.Actions = append(tr.Actions, a)
 	}
 	if s.Freeze.Frozen {
@@ -74,4 +73,17 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// freezeWhat says what Apply did to a change, or would do: "posted the
+// freeze message, removed wait-release, added ex-wait-release".
+func (s *Sweep) freezeWhat(ar *freeze.ApplyResult) string {
+	parts := []string{s.would("would post", "posted") + " the freeze message"}
+	if len(ar.Remove) > 0 {
+		parts = append(parts, s.would("remove", "removed")+" "+strings.Join(ar.Remove, ", "))
+	}
+	if len(ar.Add) > 0 {
+		parts = append(parts, s.would("add", "added")+" "+strings.Join(ar.Add, ", "))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -116,14 +116,19 @@ func StaleTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		} else {
 			asked++
 		}
-		s.logf("stale: change %s: %s", id, a.What)
 		tr.Actions = append(tr.Actions, a)
 	}
 	tr.Summary = fmt.Sprintf("%d stale %s (benchmarked before, not at the current patch set), %d %s %s",
 		len(stale), plural(len(stale), "change", "changes"), asked, s.would("to benchmark", "benchmarked"), where)
 	if s.Queue != nil && !s.DryRun {
-		tr.Summary = fmt.Sprintf("%d stale %s (benchmarked before, not at the current patch set), %d queued",
-			len(stale), plural(len(stale), "change", "changes"), asked)
+		dup := 0
+		for _, a := range tr.Actions {
+			if a.Job != nil && a.Job.Duplicate {
+				dup++
+			}
+		}
+		tr.Summary = fmt.Sprintf("%d stale %s (benchmarked before, not at the current patch set), %d queued, %d already queued",
+			len(stale), plural(len(stale), "change", "changes"), asked-dup, dup)
 	}
 	return tr, errors.Join(errs...)
 }
@@ -151,7 +156,7 @@ func (s *Sweep) benchOne(ctx context.Context, c StaleChange, a *Action) error {
 		a.Job = &ir
 		a.What = fmt.Sprintf("queued job %d for %s", ir.ID, what)
 		if ir.Duplicate {
-			a.What = fmt.Sprintf("job %d for %s was already queued (%s)", ir.ID, what, ir.State)
+			a.What = fmt.Sprintf("already queued: job %d (%s) for %s", ir.ID, ir.State, what)
 		}
 		return nil
 	case s.Work != nil:

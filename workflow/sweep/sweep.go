@@ -253,12 +253,6 @@ func (s *Sweep) limit() int {
 	return 500
 }
 
-func (s *Sweep) logf(format string, args ...any) {
-	if s.Env.Log != nil {
-		fmt.Fprintf(s.Env.Log, format+"\n", args...)
-	}
-}
-
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
