@@ -113,3 +113,30 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dry
 	}
 	return res, nil
 }
+
+// ApplyGitHub is Apply for a GitHub pull request, with labels for
+// hashtags: the same decision (Plan), the message as the pull request's
+// freeze comment (one per pull request, edited in place when the tree
+// reopens), then the labels. As on Gerrit, the labels are the state and
+// are set after the message, so a second run changes nothing.
+func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, st *Status, dryRun bool) (*ApplyResult, error) {
+	dryRun = dryRun || gh.DryRun()
+	if st.ReleaseBranch {
+		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to pull requests for it", st.Branch)
+	}
+	have, err := gh.Labels(ctx, pr, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := Plan(pr.String(), st, have, dryRun)
+	if res.Message == "" || dryRun {
+		return res, nil
+	}
+	if res.Post, err = gh.Post(ctx, pr, review.Message{Kind: MessageKind, Text: res.Message}); err != nil {
+		return res, err
+	}
+	if res.After, err = gh.Labels(ctx, pr, res.Add, res.Remove); err != nil {
+		return res, err
+	}
+	return res, nil
+}

@@ -392,3 +392,7 @@ func gitHubReadHint(f failure) string {
 	}
 	return gitHubHint(f)
 }
+
+// DryRun reports whether g's writes only say what they would do
+// (Options.DryRun).
+func (g *GitHub) DryRun() bool { return g.opts.DryRun }
