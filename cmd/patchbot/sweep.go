@@ -18,20 +18,23 @@ import (
 	"github.com/patchbot/patchbot/sandbox"
 	"github.com/patchbot/patchbot/workflow/job"
 	"github.com/patchbot/patchbot/workflow/queue"
+	"github.com/patchbot/patchbot/workflow/review"
 	"github.com/patchbot/patchbot/workflow/sweep"
 	"github.com/patchbot/patchbot/workflow/work"
 )
 
 var cmdSweep = &command{
 	name:  "sweep",
-	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-branch NAME] [-gerrit URL] [-query Q] [-db URL] [-max-stale N]",
+	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-branch NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
 	short: "do the periodic chores once: freeze hashtags, stale benchmarks, a report",
 	long: `Sweep runs a table of named tasks once, for a cron job or a scheduled
 GitHub Action, each whatever the others did:
 
   freeze  while the branch is frozen, tag its open changes wait-release with
           one message saying why; once it has reopened, swap wait-release for
-          ex-wait-release with one message. The freeze is computed once, as
+          ex-wait-release with one message; with -github, the same with
+          labels on the repository's open pull requests and one comment each,
+          edited in place. The freeze is computed once, as
           'patchbot freeze' computes it (-at, -offline, the configuration).
   stale   open changes whose current patch set has no benchmark result
           although an earlier one has (a serve-bench message) are benchmarked
@@ -57,6 +60,7 @@ docs/sweep.md.`,
 		offline := fs.Bool("offline", false, "compute the freeze from the calendar and the rule only")
 		branch := fs.String("branch", "master", "the branch `NAME` whose freeze is checked and whose changes are swept")
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` (default: review.gerrit)")
+		ghRepo := fs.String("github", "", "also label the open pull requests of `OWNER/REPO` on GitHub (GITHUB_TOKEN, GITHUB_API_URL)")
 		query := fs.String("query", "", "sweep only the open changes that match `Q` too, in Gerrit's search syntax (project:go)")
 		dbURL := fs.String("db", "", "queue the stale benchmarks in serve's queue at `URL` (sqlite:FILE or postgres://...) instead of running them here")
 		maxStale := fs.Int("max-stale", 5, "ask for at most `N` stale benchmarks a sweep")
@@ -113,6 +117,19 @@ docs/sweep.md.`,
 				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !*dryRun && !slices.Equal(tasks, []string{"report"}) {
 					return setupError{fmt.Errorf("%v; nothing was done", err)}
 				}
+			}
+			if *ghRepo != "" {
+				if _, err := review.ParsePullRequest(*ghRepo + "#1"); err != nil {
+					return usagef("-github: %q is not a repository like owner/repo", *ghRepo)
+				}
+				auth := review.GitHubAuthFromEnv(os.Getenv)
+				if auth.Token.Reveal() == "" && !*dryRun && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
+					return setupError{fmt.Errorf("-github %s: no token to label its pull requests with: set %s; nothing was done", *ghRepo, review.EnvGitHubToken)}
+				}
+				if o.GitHub, err = review.NewGitHub(auth, job.ReviewOptions(&cfg.Review, *dryRun, e.log("sweep"))); err != nil {
+					return setupError{err}
+				}
+				o.Repo = *ghRepo
 			}
 			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !*dryRun {
 				q, err := queue.Open(e.ctx, *dbURL, &queue.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

@@ -89,6 +89,12 @@ type Options struct {
 	// Limit bounds the changes read per query; 0 is 500.
 	Limit int
 
+	// GitHub and Repo ("OWNER/REPO") are the GitHub repository whose pull
+	// requests the freeze task labels; nil sweeps no GitHub. Its
+	// review.Options.DryRun must agree with DryRun.
+	GitHub *review.GitHub
+	Repo   string
+
 	// Queue, when not nil, takes the stale task's benchmark jobs (serve
 	// shares its database); nil runs them here, with Work.
 	Queue Inserter
@@ -184,8 +190,8 @@ func Run(ctx context.Context, o *Options, only []string) (*Result, error) {
 
 // RunTasks is Run with a table of tasks of the caller's.
 func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
-	if o.Gerrit != nil && o.Gerrit.DryRun() != o.DryRun {
-		return nil, errors.New("sweep: the Gerrit client's dry run differs from the sweep's")
+	if (o.Gerrit != nil && o.Gerrit.DryRun() != o.DryRun) || (o.GitHub != nil && o.GitHub.DryRun() != o.DryRun) {
+		return nil, errors.New("sweep: a review client's dry run differs from the sweep's")
 	}
 	st, err := computeFreeze(ctx, o)
 	if err != nil {
