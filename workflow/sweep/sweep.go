@@ -211,7 +211,7 @@ func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
 		if err != nil {
 			tr.Error = err.Error()
 			if tr.Summary == "" {
-				tr.Summary = "failed: " + firstLine(tr.Error)
+				tr.Summary = firstLine(tr.Error)
 			}
 			res.Failed = append(res.Failed, t.Name)
 		}
