@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -240,21 +241,24 @@ func benchResult(t *testing.T, s gerrittest.Server, change string, ps int) {
 		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.Kind("bench"))}, nil)
 }
 
-// TestStaleGerrit: a change benchmarked at patch set 1 with a patch set 2
-// gets one bench job bound to patch set 2 in a real queue; a change
-// benchmarked at its current patch set, and one never benchmarked, get
-// none; a dry run queues nothing; a second sweep finds the job already
-// queued.
+// TestStaleGerrit: two changes benchmarked at patch set 1 with a patch
+// set 2 each get a bench job bound to patch set 2 in a real queue, the
+// newer first when the bound allows one a sweep; a change benchmarked at
+// its current patch set, and one never benchmarked, get none; a dry run
+// queues nothing; a later sweep finds the jobs already queued. Without a
+// queue, the same jobs go to the worker here.
 func TestStaleGerrit(t *testing.T) {
 	s := gerrittest.Get(t)
 	topic := "sweep-stale-" + unique()
-	stale := push(t, s, topic)
-	benchResult(t, s, stale.number, 1)
-	stale.pushSet(t, s, topic, "2")
+	older := push(t, s, topic)
+	benchResult(t, s, older.number, 1)
+	older.pushSet(t, s, topic, "2")
+	newer := push(t, s, topic)
+	benchResult(t, s, newer.number, 1)
+	newer.pushSet(t, s, topic, "2")
 	current := push(t, s, topic)
 	benchResult(t, s, current.number, 1)
-	never := push(t, s, topic)
-	_ = never
+	push(t, s, topic) // never benchmarked
 	ctx := context.Background()
 	q, err := queue.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "q.db"), nil)
 	if err != nil {
@@ -262,14 +266,25 @@ func TestStaleGerrit(t *testing.T) {
 	}
 	defer q.Stop(ctx)
 
-	sweep := func(dryRun bool) *TaskResult {
+	sweep := func(o Options) *TaskResult {
 		t.Helper()
-		res, err := Run(ctx, &Options{At: frozenDay, Offline: true, Gerrit: client(t, s, s.Password, dryRun),
-			Query: "topic:" + topic, Queue: q, DryRun: dryRun}, []string{"stale"})
+		o.At, o.Offline, o.Gerrit, o.Query = frozenDay, true, client(t, s, s.Password, o.DryRun), "topic:"+topic
+		res, err := Run(ctx, &o, []string{"stale"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res.Tasks[0]
+	}
+	what := func(tr *TaskResult) string {
+		var out []string
+		for _, a := range tr.Actions {
+			w := a.What
+			if a.Job != nil {
+				w = fmt.Sprintf("job duplicate=%v", a.Job.Duplicate)
+			}
+			out = append(out, a.Change+": "+strings.TrimSpace(w[:min(len(w), 28)]))
+		}
+		return strings.Join(out, "; ")
 	}
 	jobs := func() []queue.JobInfo {
 		t.Helper()
@@ -279,31 +294,52 @@ func TestStaleGerrit(t *testing.T) {
 		}
 		return js
 	}
-	tr := sweep(true)
-	if len(tr.Actions) != 1 || tr.Actions[0].Change != stale.number || !strings.HasPrefix(tr.Actions[0].What, "would benchmark patch set 2") {
-		t.Fatalf("dry run: %+v", tr.Actions)
+	n, o := newer.number, older.number
+	for _, step := range []struct {
+		name string
+		o    Options
+		want string
+		jobs int
+	}{
+		{"dry run", Options{Queue: q, DryRun: true}, n + ": would benchmark patch set 2; " + o + ": would benchmark patch set 2", 0},
+		{"bound 1", Options{Queue: q, MaxStale: 1}, n + ": job duplicate=false; " + o + ": left for the next sweep (at", 1},
+		{"bound 5", Options{Queue: q}, n + ": job duplicate=true; " + o + ": job duplicate=false", 2},
+		{"again", Options{Queue: q}, n + ": job duplicate=true; " + o + ": job duplicate=true", 2},
+	} {
+		if got := what(sweep(step.o)); got != step.want {
+			t.Errorf("%s: %s\nwant %s", step.name, got, step.want)
+		}
+		if js := jobs(); len(js) != step.jobs {
+			t.Errorf("%s: %d jobs queued, want %d", step.name, len(js), step.jobs)
+		}
 	}
-	if js := jobs(); len(js) != 0 {
-		t.Fatalf("dry run queued %d jobs", len(js))
-	}
-	tr = sweep(false)
-	if len(tr.Actions) != 1 || tr.Actions[0].Job == nil || tr.Actions[0].Job.Duplicate {
-		t.Fatalf("sweep: %+v", tr.Actions)
-	}
-	js := jobs()
-	if len(js) != 1 {
-		t.Fatalf("%d jobs queued, want 1", len(js))
-	}
-	ch := s.Changes(t, "change:"+stale.number)[0]
 	host := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
-	if j := js[0]; j.Command != "bench" || j.Review != "gerrit:"+host+":"+stale.number || j.Revision != "2:"+ch.CurrentRevision || j.Who != Who {
-		t.Errorf("job: %+v", j)
+	for _, j := range jobs() {
+		c := newer
+		if strings.HasSuffix(j.Review, ":"+older.number) {
+			c = older
+		}
+		ch := s.Changes(t, "change:"+c.number)[0]
+		if j.Command != "bench" || j.Review != "gerrit:"+host+":"+c.number || j.Revision != "2:"+ch.CurrentRevision || j.Who != Who {
+			t.Errorf("job: %+v", j)
+		}
 	}
-	tr = sweep(false)
-	if len(tr.Actions) != 1 || tr.Actions[0].Job == nil || !tr.Actions[0].Job.Duplicate {
-		t.Fatalf("second sweep: %+v", tr.Actions)
+
+	// No queue: the worker here gets the same jobs, one at a time, on
+	// their last attempt (a failure is answered on the change).
+	var ran []string
+	work := func(ctx context.Context, j *queue.Job) error {
+		if j.Attempt != j.MaxAttempts {
+			t.Errorf("job %s: attempt %d of %d", &j.Args, j.Attempt, j.MaxAttempts)
+		}
+		ran = append(ran, j.Args.Review+" "+j.Args.Revision[:2])
+		return nil
 	}
-	if js := jobs(); len(js) != 1 {
-		t.Fatalf("%d jobs queued after the second sweep, want 1", len(js))
+	tr := sweep(Options{Work: work})
+	if want := []string{"gerrit:" + host + ":" + n + " 2:", "gerrit:" + host + ":" + o + " 2:"}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v, want %v", ran, want)
+	}
+	if !strings.Contains(tr.Summary, "2 benchmarked here") {
+		t.Errorf("summary %q", tr.Summary)
 	}
 }
