@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
 	"testing"
 
 	"github.com/patchbot/patchbot/workflow/freeze"
