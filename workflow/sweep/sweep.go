@@ -105,7 +105,8 @@ type Options struct {
 
 	// DryRun makes every task say what it would do and write nothing.
 	DryRun bool
-	// Env is where credentials come from and where the tasks log.
+	// Env is where the freeze's live signals find their credentials,
+	// and where the job library logs.
 	Env job.Env
 }
 
