@@ -46,7 +46,9 @@ GitHub Action, each whatever the others did:
 -only runs the named tasks (comma-separated). -n prints what each task would
 do and writes nothing. The changes swept are the open ones of -branch on
 -gerrit (else review.gerrit) that match -query, in Gerrit's search syntax.
-Credentials as for 'patchbot post'. A second sweep changes nothing.
+The configuration's sweep section gives -query, -github, -db and -max-stale
+when they are not given. Credentials as for 'patchbot post'. A second sweep
+changes nothing.
 
 The exit status is 0 when every task succeeded, 1 when one failed (each
 failing task is named on stderr), 2 for bad flags or configuration. See
@@ -60,10 +62,10 @@ docs/sweep.md.`,
 		offline := fs.Bool("offline", false, "compute the freeze from the calendar and the rule only")
 		branch := fs.String("branch", "master", "the branch `NAME` whose freeze is checked and whose changes are swept")
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` (default: review.gerrit)")
-		ghRepo := fs.String("github", "", "also label the open pull requests of `OWNER/REPO` on GitHub (GITHUB_TOKEN, GITHUB_API_URL)")
-		query := fs.String("query", "", "sweep only the open changes that match `Q` too, in Gerrit's search syntax (project:go)")
-		dbURL := fs.String("db", "", "queue the stale benchmarks in serve's queue at `URL` (sqlite:FILE or postgres://...) instead of running them here")
-		maxStale := fs.Int("max-stale", 5, "ask for at most `N` stale benchmarks a sweep")
+		ghRepo := fs.String("github", "", "also label the open pull requests of `OWNER/REPO` on GitHub (GITHUB_TOKEN, GITHUB_API_URL; default: sweep.github)")
+		query := fs.String("query", "", "sweep only the open changes that match `Q` too, in Gerrit's search syntax (project:go; default: sweep.query)")
+		dbURL := fs.String("db", "", "queue the stale benchmarks in serve's queue at `URL` (sqlite:FILE or postgres://...) instead of running them here (default: sweep.queue)")
+		maxStale := fs.Int("max-stale", 5, "ask for at most `N` stale benchmarks a sweep (default: sweep.max_stale)")
 		workDir := fs.String("work", "", "without -db: keep the work areas of the benchmarks run here in `DIR` (default: sweep-work/ in the user's state directory)")
 		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "without -db: where no sandbox works, run the stale benchmarks, which run the patches' code, without one")
 		return func(e *env, args []string) error {
@@ -98,6 +100,21 @@ docs/sweep.md.`,
 			cfg, err := config.Load(*cfgFile)
 			if err != nil {
 				return err
+			}
+			// The sweep section gives what the flags leave out.
+			given := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+			if !given["query"] {
+				*query = cfg.Sweep.Query
+			}
+			if !given["github"] {
+				*ghRepo = cfg.Sweep.GitHub
+			}
+			if !given["db"] {
+				*dbURL = cfg.Sweep.Queue
+			}
+			if !given["max-stale"] {
+				*maxStale = cfg.Sweep.MaxStale
 			}
 			o := &sweep.Options{
 				Config: cfg, Branch: *branch, At: at, Offline: *offline,
