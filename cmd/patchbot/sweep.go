@@ -65,7 +65,7 @@ docs/sweep.md.`,
 		ghRepo := fs.String("github", "", "also label the open pull requests of `OWNER/REPO` on GitHub (GITHUB_TOKEN, GITHUB_API_URL; default: sweep.github)")
 		query := fs.String("query", "", "sweep only the open changes that match `Q` too, in Gerrit's search syntax (project:go; default: sweep.query)")
 		dbURL := fs.String("db", "", "queue the stale benchmarks in serve's queue at `URL` (sqlite:FILE or postgres://...) instead of running them here (default: sweep.queue)")
-		maxStale := fs.Int("max-stale", 5, "ask for at most `N` stale benchmarks a sweep (default: sweep.max_stale)")
+		maxStale := fs.Int("max-stale", 0, "ask for at most `N` stale benchmarks a sweep (default: sweep.max_stale, 5)")
 		workDir := fs.String("work", "", "without -db: keep the work areas of the benchmarks run here in `DIR` (default: sweep-work/ in the user's state directory)")
 		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "without -db: where no sandbox works, run the stale benchmarks, which run the patches' code, without one")
 		return func(e *env, args []string) error {
@@ -82,7 +82,7 @@ docs/sweep.md.`,
 					tasks = append(tasks, t)
 				}
 			}
-			if *maxStale < 1 {
+			if isGiven(fs, "max-stale") && *maxStale < 1 {
 				return usagef("-max-stale must be 1 or more")
 			}
 			if *dbURL != "" {
@@ -102,18 +102,16 @@ docs/sweep.md.`,
 				return err
 			}
 			// The sweep section gives what the flags leave out.
-			given := map[string]bool{}
-			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-			if !given["query"] {
-				*query = cfg.Sweep.Query
+			for _, d := range []struct {
+				flag string
+				v    *string
+				cfg  string
+			}{{"query", query, cfg.Sweep.Query}, {"github", ghRepo, cfg.Sweep.GitHub}, {"db", dbURL, cfg.Sweep.Queue}} {
+				if !isGiven(fs, d.flag) {
+					*d.v = d.cfg
+				}
 			}
-			if !given["github"] {
-				*ghRepo = cfg.Sweep.GitHub
-			}
-			if !given["db"] {
-				*dbURL = cfg.Sweep.Queue
-			}
-			if !given["max-stale"] {
+			if !isGiven(fs, "max-stale") {
 				*maxStale = cfg.Sweep.MaxStale
 			}
 			o := &sweep.Options{
@@ -182,6 +180,13 @@ docs/sweep.md.`,
 			return err
 		}
 	},
+}
+
+// isGiven reports whether the flag name was given.
+func isGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // noQueue stands for the queue in a dry run, which inserts nothing.
