@@ -24,6 +24,7 @@ type Config struct {
 	Review Review `yaml:"review" json:"review"`
 	Run    Run    `yaml:"run" json:"run"`
 	Serve  Serve  `yaml:"serve" json:"serve"`
+	Sweep  Sweep  `yaml:"sweep" json:"sweep"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

@@ -54,6 +54,7 @@ func init() {
 		cmdBench,
 		cmdPost,
 		cmdServe,
+		cmdSweep,
 		cmdConfig,
 		cmdVersion,
 		cmdHelp,

@@ -6,7 +6,9 @@ package gerrittest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -179,4 +181,12 @@ func (s Server) Git(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Unique returns 10 random hex digits, for the names (topics, branches) a
+// test makes on the shared server.
+func Unique() string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -36,6 +36,39 @@ type ApplyResult struct {
 	DryRun bool               `json:"dry_run"`
 }
 
+// Plan returns what acting on the status means for a change (or a pull
+// request) whose hashtags (or labels) are have: frozen and not tagged
+// wait-release, add it; open and tagged wait-release, swap it for
+// ex-wait-release; each with the message to post first. A Plan with no
+// Message asks for nothing. It is the decision of Apply, for every
+// review server: the writes are the caller's.
+func Plan(change string, st *Status, have []string, dryRun bool) *ApplyResult {
+	res := &ApplyResult{Change: change, Frozen: st.Frozen, Hashtags: have, Add: []string{}, Remove: []string{}, After: have, DryRun: dryRun}
+	waiting := slices.Contains(have, WaitRelease)
+	switch {
+	case st.Frozen && !waiting:
+		res.Add = []string{WaitRelease}
+		res.Message = st.Line() + " This change is tagged " + WaitRelease + " until then."
+	case !st.Frozen && waiting:
+		res.Add, res.Remove = []string{ExWaitRelease}, []string{WaitRelease}
+		if slices.Contains(have, ExWaitRelease) {
+			res.Add = []string{}
+		}
+		res.Message = st.Line() + " This change was tagged " + WaitRelease + "; it is now tagged " + ExWaitRelease + "."
+	default:
+		return res
+	}
+	after := slices.DeleteFunc(slices.Clone(have), func(h string) bool { return slices.Contains(res.Remove, h) })
+	for _, h := range res.Add {
+		if !slices.Contains(after, h) {
+			after = append(after, h)
+		}
+	}
+	slices.Sort(after)
+	res.After = after
+	return res
+}
+
 // Apply acts on the status for a Gerrit change. When the tree is frozen
 // and the change is not tagged wait-release, it posts a message naming the
 // release and the expected reopening, then adds the tag. When the tree is
@@ -61,29 +94,10 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dry
 	if err != nil {
 		return nil, err
 	}
-	res := &ApplyResult{Change: change, Frozen: st.Frozen, Hashtags: have, Add: []string{}, Remove: []string{}, After: have, DryRun: dryRun}
-	waiting := slices.Contains(have, WaitRelease)
-	switch {
-	case st.Frozen && !waiting:
-		res.Add = []string{WaitRelease}
-		res.Message = st.Line() + " This change is tagged " + WaitRelease + " until then."
-	case !st.Frozen && waiting:
-		res.Add, res.Remove = []string{ExWaitRelease}, []string{WaitRelease}
-		if slices.Contains(have, ExWaitRelease) {
-			res.Add = []string{}
-		}
-		res.Message = st.Line() + " This change was tagged " + WaitRelease + "; it is now tagged " + ExWaitRelease + "."
-	default:
+	res := Plan(change, st, have, dryRun)
+	if res.Message == "" {
 		return res, nil
 	}
-	after := slices.DeleteFunc(slices.Clone(have), func(h string) bool { return slices.Contains(res.Remove, h) })
-	for _, h := range res.Add {
-		if !slices.Contains(after, h) {
-			after = append(after, h)
-		}
-	}
-	slices.Sort(after)
-	res.After = after
 	if dryRun {
 		return res, nil
 	}
@@ -95,6 +109,33 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dry
 		return res, err
 	}
 	if res.After, err = g.Hashtags(ctx, change, res.Add, res.Remove); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// ApplyGitHub is Apply for a GitHub pull request, with labels for
+// hashtags: the same decision (Plan), the message as the pull request's
+// freeze comment (one per pull request, edited in place when the tree
+// reopens), then the labels. As on Gerrit, the labels are the state and
+// are set after the message, so a second run changes nothing.
+func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, st *Status, dryRun bool) (*ApplyResult, error) {
+	dryRun = dryRun || gh.DryRun()
+	if st.ReleaseBranch {
+		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to pull requests for it", st.Branch)
+	}
+	have, err := gh.Labels(ctx, pr, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := Plan(pr.String(), st, have, dryRun)
+	if res.Message == "" || dryRun {
+		return res, nil
+	}
+	if res.Post, err = gh.Post(ctx, pr, review.Message{Kind: MessageKind, Text: res.Message}); err != nil {
+		return res, err
+	}
+	if res.After, err = gh.Labels(ctx, pr, res.Add, res.Remove); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -326,6 +326,11 @@ type Issue struct {
 // Issues returns the issues of owner/repo that match q. GitHub lists pull
 // requests among issues; they are left out.
 func (g *GitHub) Issues(ctx context.Context, owner, repo string, q IssueQuery) ([]Issue, error) {
+	return g.issues(ctx, owner, repo, q, false)
+}
+
+// issues lists the issues, or the pull requests, of owner/repo that match q.
+func (g *GitHub) issues(ctx context.Context, owner, repo string, q IssueQuery, pulls bool) ([]Issue, error) {
 	opt := &github.IssueListByRepoOptions{State: q.State, Labels: q.Labels, ListOptions: github.ListOptions{PerPage: 100}}
 	if q.Milestone > 0 {
 		opt.Milestone = strconv.Itoa(q.Milestone)
@@ -338,7 +343,7 @@ func (g *GitHub) Issues(ctx context.Context, owner, repo string, q IssueQuery) (
 	}
 	var out []Issue
 	for _, i := range is {
-		if i.IsPullRequest() {
+		if i.IsPullRequest() != pulls {
 			continue
 		}
 		it := Issue{Number: i.GetNumber(), Title: i.GetTitle()}
@@ -387,3 +392,7 @@ func gitHubReadHint(f failure) string {
 	}
 	return gitHubHint(f)
 }
+
+// DryRun reports whether g's writes only say what they would do
+// (Options.DryRun).
+func (g *GitHub) DryRun() bool { return g.opts.DryRun }

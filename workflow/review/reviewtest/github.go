@@ -19,7 +19,8 @@ import (
 
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
 // comments (each on the pull request it was created on, or, when set with
-// SetComments, on every one), milestones, issues, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
+// SetComments, on every one), milestones, issues and pull requests with
+// their labels, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
 // Enterprise does, so that a client that builds absolute URLs instead of
 // resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
 // Lists hold two items a page, so that paging is exercised. It records
@@ -92,6 +93,9 @@ func NewGitHub() *GitHub {
 		{"GET /repos/{owner}/{repo}/issues", g.listIssues},
 		{"GET /repos/{owner}/{repo}/collaborators/{login}/permission", g.permission},
 		{"GET /repos/{owner}/{repo}/pulls/{n}", g.pullRequest},
+		{"GET /repos/{owner}/{repo}/issues/{n}/labels", g.listLabels},
+		{"POST /repos/{owner}/{repo}/issues/{n}/labels", g.addLabels},
+		{"DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}", g.removeLabel},
 	} {
 		mux.HandleFunc(e.pattern, e.handler)
 	}
@@ -389,4 +393,102 @@ func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"number": n, "state": "open",
 		"head": map[string]any{"sha": sha, "ref": "feature"}, "base": map[string]any{"ref": "master"}})
+}
+
+// IssueLabels returns the labels of issue or pull request n, sorted; nil
+// when there is no such issue.
+func (g *GitHub) IssueLabels(n int) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if is := g.issue(n); is != nil {
+		return slices.Sorted(slices.Values(is.Labels))
+	}
+	return nil
+}
+
+// issue returns the stored issue n, or nil; g.mu is held.
+func (g *GitHub) issue(n int) *Issue {
+	for i := range g.issues {
+		if g.issues[i].Number == n {
+			return &g.issues[i]
+		}
+	}
+	return nil
+}
+
+// writeLabels writes an issue's labels as GitHub does: objects with a name.
+func writeLabels(w http.ResponseWriter, labels []string) {
+	ls := []map[string]string{}
+	for _, l := range labels {
+		ls = append(ls, map[string]string{"name": l})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(ls)
+}
+
+func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	g.mu.Lock()
+	is := g.issue(n)
+	var ls []string
+	if is != nil {
+		ls = slices.Clone(is.Labels)
+	}
+	g.mu.Unlock()
+	if is == nil {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	ms := []map[string]string{}
+	for _, l := range ls {
+		ms = append(ms, map[string]string{"name": l})
+	}
+	page(w, r, ms)
+}
+
+// addLabels takes a JSON array of names, as go-github sends it, or
+// {"labels": [...]}, as GitHub's documentation shows it.
+func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+		return
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		var obj struct{ Labels []string }
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+			return
+		}
+		names = obj.Labels
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	is := g.issue(n)
+	if is == nil {
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		return
+	}
+	for _, l := range names {
+		if !slices.Contains(is.Labels, l) {
+			is.Labels = append(is.Labels, l)
+		}
+	}
+	writeLabels(w, is.Labels)
+}
+
+func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	name := r.PathValue("name")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	is := g.issue(n)
+	if is == nil || !slices.Contains(is.Labels, name) {
+		http.Error(w, `{"message":"Label does not exist"}`, http.StatusNotFound)
+		return
+	}
+	is.Labels = slices.DeleteFunc(is.Labels, func(l string) bool { return l == name })
+	writeLabels(w, is.Labels)
 }
