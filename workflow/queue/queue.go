@@ -318,12 +318,12 @@ func (q *Queue) DB() DB { return q.db }
 
 // An InsertResult is what Insert did.
 type InsertResult struct {
-	ID int64 // the job's id: the new job's, or the one already queued
+	ID int64 `json:"id"` // the job's id: the new job's, or the one already queued
 	// Duplicate reports that a job with the same (review, revision,
 	// command) was already queued, running or done, so nothing was
 	// inserted.
-	Duplicate bool
-	State     string // the job's state now
+	Duplicate bool   `json:"duplicate"`
+	State     string `json:"state"` // the job's state now
 }
 
 // Insert queues a job after checking it (Args.Validate): a job that
