@@ -31,7 +31,15 @@ type ServeGerrit struct {
 	// Trusted are accounts that may ask besides the group's members:
 	// account ids (1000042), usernames or emails.
 	Trusted []string `yaml:"trusted" json:"trusted"`
+	// Query is the changes whose messages serve reads, in Gerrit's
+	// search syntax ("project:go status:open"); serve adds the time
+	// bound. Its parentheses and quotes must balance, so that the bound
+	// applies to all of it.
+	Query string `yaml:"query" json:"query"`
 }
+
+// maxQuery bounds serve.gerrit.query: a search, not a list of changes.
+const maxQuery = 1000
 
 var (
 	gitHubLoginRE   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
@@ -62,6 +70,16 @@ func (s *ServeGerrit) validate() error {
 	case len(g) > 255:
 		return &keyError{"group", fmt.Errorf("a name of %d bytes is not a group's: at most 255", len(g))}
 	}
+	switch q := s.Query; {
+	case strings.TrimSpace(q) == "":
+		return &keyError{"query", fmt.Errorf("is empty: give a Gerrit search, such as %q (%q reads every open change the account can see)", "project:go status:open", "status:open")}
+	case strings.ContainsFunc(q, unicode.IsControl):
+		return &keyError{"query", fmt.Errorf("%q has control characters in it", q)}
+	case len(q) > maxQuery:
+		return &keyError{"query", fmt.Errorf("a search of %d bytes: at most %d", len(q), maxQuery)}
+	case !balanced(q):
+		return &keyError{"query", fmt.Errorf("%q: its parentheses or quotes do not balance, and serve's time bound would not apply to all of it", q)}
+	}
 	for i, a := range s.Trusted {
 		switch {
 		case !gerritAccountRE.MatchString(a) || strings.Trim(a, "0") == "" || len(a) > 255:
@@ -71,4 +89,26 @@ func (s *ServeGerrit) validate() error {
 		}
 	}
 	return nil
+}
+
+// balanced reports whether the parentheses of a Gerrit search balance
+// outside its double-quoted strings, and its quotes close.
+func balanced(q string) bool {
+	depth, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case quoted && c == '\\':
+			i++ // an escaped character in a string
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0 && !quoted
 }

@@ -31,6 +31,14 @@ import (
 // minPoll is the shortest -poll: a Gerrit server is someone else's.
 const minPoll = 5 * time.Second
 
+// The bounds of -job-timeout: below 10 s no job fetches and builds
+// anything; above a day, a job whose process died would wait more than a
+// day to be run again (queue.RescueMargin).
+const (
+	minJobTimeout = 10 * time.Second
+	maxJobTimeout = 24 * time.Hour
+)
+
 // serveTimeouts are the HTTP server's: a webhook's answer comes once its
 // job is queued (seconds at most); the status page is small.
 const (
@@ -47,19 +55,23 @@ var serveGitHubURL string
 
 var cmdServe = &command{
 	name:  "serve",
-	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-work DIR] [-poll D] [-github-login LOGIN]",
+	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-job-timeout D] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
 secret in ` + serve.EnvWebhookSecret + `, which it refuses to start without) and
 serves the status endpoints (/healthz, /api/jobs, /); when the configuration
 names a Gerrit server (review.gerrit), it polls it every -poll for new review
-messages. A /patchbot command from a reviewer who may ask (the serve section
-of the configuration) becomes a job in the queue at -db, bound to the
-revision it was written on; -workers workers run the jobs (bench, freeze),
-in work areas under -work, and reply on the review once; -reply-workers
-more post the replies that run nothing (help, refusals), apart, so that a
-reply never waits behind a benchmark.
+messages on the changes of serve.gerrit.query. A /patchbot command from a
+reviewer who may ask (the serve section of the configuration) becomes a job
+in the queue at -db, bound to the revision it was written on; -workers
+workers run the jobs (bench, freeze), in work areas under -work, and reply
+on the review once; -reply-workers more post the replies that run nothing
+(help, refusals), apart, so that a reply never waits behind a benchmark.
+One run of a job may take -job-timeout; a job still running after
+-job-timeout and a margin (the timeout again, between 30s and 5m) is taken
+for the job of a process that died and run again, by this process or
+another with workers on the same -db (give them all the same -job-timeout).
 
 The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
@@ -82,6 +94,7 @@ See docs/serve.md.`,
 		dbURL := fs.String("db", "", "the queue's database `URL`: sqlite:FILE, or postgres://USER:PASSWORD@HOST:PORT/DB (default: sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
 		workers := fs.Int("workers", 1, "run `N` jobs (bench, freeze) at once; 0 runs none")
 		replyWorkers := fs.Int("reply-workers", queue.DefaultReplyWorkers, "post `N` replies (help, refusals) at once, apart from the jobs; 0 posts none")
+		jobTimeout := fs.Duration("job-timeout", queue.DefaultTimeout, "let one run of a job take `D` (10s to 24h)")
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
 		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`, whose comments are never commands")
@@ -97,6 +110,8 @@ See docs/serve.md.`,
 				return usagef("-reply-workers must be 0 or more")
 			case *every < minPoll:
 				return usagef("-poll must be at least %v", minPoll)
+			case *jobTimeout < minJobTimeout || *jobTimeout > maxJobTimeout:
+				return usagef("-job-timeout must be between %v and %v", minJobTimeout, maxJobTimeout)
 			}
 			cfg, err := config.Load(*cfgFile)
 			if err != nil {
@@ -130,7 +145,7 @@ See docs/serve.md.`,
 				*workDir = filepath.Join(stateDir, "work")
 			}
 			s := &server{
-				cfg: cfg, listen: *listen, dbURL: *dbURL, db: db, workers: *workers, replyWorkers: *replyWorkers, workDir: *workDir,
+				cfg: cfg, listen: *listen, dbURL: *dbURL, db: db, workers: *workers, replyWorkers: *replyWorkers, jobTimeout: *jobTimeout, workDir: *workDir,
 				poll: *every, secret: []byte(secret), githubLogin: *ghLogin,
 				stateDir: stateDir,
 			}
@@ -159,9 +174,10 @@ type server struct {
 	cfg          *config.Config
 	listen       string
 	dbURL        string
-	db           queue.DB // dbURL parsed: its String hides a password
-	workers      int      // run jobs at once
-	replyWorkers int      // replies at once
+	db           queue.DB      // dbURL parsed: its String hides a password
+	workers      int           // run jobs at once
+	replyWorkers int           // replies at once
+	jobTimeout   time.Duration // one run of a job
 	workDir      string
 	stateDir     string // the Gerrit cursor's directory
 	poll         time.Duration
@@ -198,6 +214,7 @@ func runServe(e *env, s *server) error {
 		// The queue's 0 is its default; below 0 is none.
 		Workers:      cmp.Or(s.workers, -1),
 		ReplyWorkers: cmp.Or(s.replyWorkers, -1),
+		Timeout:      s.jobTimeout,
 		Logger:       slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if s.workers > 0 || s.replyWorkers > 0 {
@@ -274,10 +291,10 @@ func runServe(e *env, s *server) error {
 	go func() { httpDone <- hs.Serve(ln) }()
 	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "workers", s.workers, "reply_workers", s.replyWorkers}
 	if s.workers > 0 {
-		attrs = append(attrs, "work", s.workDir)
+		attrs = append(attrs, "work", s.workDir, "job_timeout", s.jobTimeout, "rescue_after", s.jobTimeout+queue.RescueMargin(s.jobTimeout))
 	}
 	if poller != nil {
-		attrs = append(attrs, "gerrit", s.cfg.Review.Gerrit, "poll", s.poll)
+		attrs = append(attrs, "gerrit", s.cfg.Review.Gerrit, "query", s.cfg.Serve.Gerrit.Query, "poll", s.poll)
 	}
 	log.Info("serving", attrs...)
 
@@ -326,7 +343,7 @@ func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger)
 	}
 	t := *trust
 	t.GerritSelf = self
-	p, err := poll.New(g, &poll.Options{Query: "status:open", Trust: t, Store: store})
+	p, err := poll.New(g, &poll.Options{Query: s.cfg.Serve.Gerrit.Query, Trust: t, Store: store})
 	return p, store, self, err
 }
 

@@ -43,11 +43,17 @@ const (
 	// DefaultTimeout fits benchmarks: several packages, both sides, many
 	// runs each. River's own default is one minute.
 	DefaultTimeout = 30 * time.Minute
-	// DefaultRescueMargin is added to the timeout to make the rescue
-	// delay: long enough for a job that hit its timeout to notice its
-	// cancelled context and return (River waits JobStuckThreshold, 10 s,
-	// before calling such a job stuck).
+	// DefaultRescueMargin is the longest rescue margin (RescueMargin),
+	// the one of the default timeout.
 	DefaultRescueMargin = 5 * time.Minute
+	// MinRescueMargin is the shortest rescue margin: three times
+	// River's JobStuckThreshold (10 s, how long River waits for a job
+	// whose timeout passed before calling it stuck), and more than a
+	// job needs to stop its processes once its context ends (a process
+	// group killed, then at most 5 s for its pipes, in benchrun and
+	// workflow/work's git) with time left for a reply bounded by
+	// Job.RescueAt.
+	MinRescueMargin = 30 * time.Second
 	// DefaultMaxAttempts is small: a failure that five tries with River's
 	// backoff (1 s, 16 s, 81 s, 256 s) do not mend needs a person.
 	DefaultMaxAttempts = 5
@@ -87,6 +93,11 @@ type Job struct {
 	Attempt     int            // 1 on the first run
 	MaxAttempts int            // the last attempt there will be
 	Errors      []AttemptError // of the attempts before this one
+	// RescueAt is when the queue may take this attempt for the one of a
+	// dead process and run the job again (its start plus
+	// Options.RescueAfter): the handler must have returned by then,
+	// whatever it does after its context ends. Zero when unknown.
+	RescueAt time.Time
 
 	output json.RawMessage
 }
@@ -124,9 +135,11 @@ type Options struct {
 	Timeout time.Duration
 	// RescueAfter is how long a job may stay running before River's
 	// rescuer takes it for the job of a dead process and runs it again.
-	// It must exceed Timeout; zero is Timeout + DefaultRescueMargin.
+	// It must exceed Timeout; zero is Timeout + RescueMargin(Timeout).
 	// The rescuer runs on the elected leader, at its election and every
-	// 30 s after.
+	// 30 s after, so a job is rescued up to 30 s after it is due. Every
+	// process that works one database should have the same Timeout and
+	// RescueAfter: the leader's decide.
 	RescueAfter time.Duration
 	// MaxAttempts is how many times a failing job is tried in all.
 	MaxAttempts int
@@ -158,8 +171,8 @@ func (o *Options) withDefaults() (Options, error) {
 	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	if opts.RescueAfter == 0 {
-		opts.RescueAfter = opts.Timeout + DefaultRescueMargin
+	if opts.RescueAfter == 0 && opts.Timeout > 0 {
+		opts.RescueAfter = opts.Timeout + RescueMargin(opts.Timeout)
 	}
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = DefaultMaxAttempts
@@ -188,6 +201,26 @@ func (o *Options) withDefaults() (Options, error) {
 		return opts, fmt.Errorf("queue: negative option")
 	}
 	return opts, checkPeriodic(opts.Periodic)
+}
+
+// RescueMargin returns what is added to a job timeout to make the rescue
+// delay when Options.RescueAfter is zero: the timeout itself, at least
+// MinRescueMargin and at most DefaultRescueMargin (30 s for a 10 s
+// timeout, 2 minutes for 2, 5 minutes for 5 or more: 35 minutes in all
+// for the default 30).
+//
+// The margin is the time a job whose timeout passed has to return before
+// the rescuer takes it for the job of a dead process and runs it again,
+// beside itself: its context is cancelled at the timeout, it stops its
+// processes (seconds), and a reply it posts after that (workflow/work's
+// failure reply) is bounded by Job.RescueAt, which the margin leaves
+// room for. It scales with the timeout because longer jobs run more and
+// larger processes to stop, and because its cost, the wait for a crashed
+// process's jobs, matters less beside a long timeout than beside a short
+// one: a 5-minute margin would make a 10-second job's rescue wait 5
+// minutes.
+func RescueMargin(timeout time.Duration) time.Duration {
+	return min(DefaultRescueMargin, max(timeout, MinRescueMargin))
 }
 
 var errNoHandler = errors.New("queue: Start needs Options.Handler or Options.Periodic")
@@ -420,6 +453,11 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 		Attempt:     rj.Attempt,
 		MaxAttempts: rj.MaxAttempts,
 		Errors:      attemptErrors(rj.Errors),
+	}
+	if rj.AttemptedAt != nil {
+		// As River's rescuer counts: from the attempt's start in the
+		// database.
+		j.RescueAt = rj.AttemptedAt.Add(w.q.opts.RescueAfter)
 	}
 	if err := j.Args.Validate(); err != nil {
 		// Stored by another version, or by hand: retrying cannot help.

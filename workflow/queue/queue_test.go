@@ -196,6 +196,23 @@ func TestOptions(t *testing.T) {
 	if err != nil || o.RescueAfter != time.Hour+DefaultRescueMargin || o.MaxAttempts != DefaultMaxAttempts {
 		t.Errorf("defaults for a one-hour timeout: %+v, %v", o, err)
 	}
+	// The rescue margin scales with the timeout, between 30 s and 5
+	// minutes.
+	for _, tt := range []struct{ timeout, rescue time.Duration }{
+		{0, 35 * time.Minute}, // the default timeout
+		{time.Second, 31 * time.Second},
+		{15 * time.Second, 45 * time.Second},
+		{30 * time.Second, time.Minute},
+		{2 * time.Minute, 4 * time.Minute},
+		{5 * time.Minute, 10 * time.Minute},
+		{10 * time.Minute, 15 * time.Minute},
+		{DefaultTimeout, DefaultTimeout + DefaultRescueMargin},
+	} {
+		o, err := (&Options{Timeout: tt.timeout}).withDefaults()
+		if err != nil || o.RescueAfter != tt.rescue {
+			t.Errorf("timeout %v: rescue after %v, %v; want %v", tt.timeout, o.RescueAfter, err, tt.rescue)
+		}
+	}
 }
 
 // TestOpenTwice opens one file twice in a row: the second Open runs the
@@ -241,6 +258,9 @@ func TestWorkedOnce(t *testing.T) {
 	info := waitState(t, q, res.ID, "completed")
 	if info.Attempt != 1 || runs.Load() != 1 {
 		t.Errorf("completed after attempt %d, %d runs; want 1, 1", info.Attempt, runs.Load())
+	}
+	if want := info.AttemptedAt.Add(DefaultTimeout + DefaultRescueMargin); !j.RescueAt.Equal(want) {
+		t.Errorf("handler's job is rescued at %v; want %v, its start plus the rescue delay", j.RescueAt, want)
 	}
 	want := JobInfo{ID: res.ID, Kind: Kind, Review: a.Review, Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts}
 	info.CreatedAt, info.ScheduledAt = time.Time{}, time.Time{}

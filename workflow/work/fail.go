@@ -25,8 +25,14 @@ const (
 )
 
 // failPostTimeout is how long posting a failure reply may take, from a
-// context of its own: the job's may have ended with its time limit.
-const failPostTimeout = 2 * time.Minute
+// context of its own: the job's may have ended with its time limit. It
+// ends rescueSlack before the job's queue.Job.RescueAt if that is sooner,
+// so that the job has returned before the queue may take it for the job
+// of a dead process and run it again beside the reply.
+const (
+	failPostTimeout = 2 * time.Minute
+	rescueSlack     = 5 * time.Second
+)
 
 // replyFailure answers a run job that failed for good, with failed, on
 // its review: once, as its result would have been. On GitHub the reply is
@@ -69,7 +75,11 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 		text += fmt.Sprintf("Tried %d times. Ask again with a new /patchbot %s comment once the change, or the server, is mended.\n", max(j.Attempt, 1), a.Command)
 	}
 	req.Post = job.PostSettings{Kind: kind, Text: text, Once: true}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failPostTimeout)
+	deadline := time.Now().Add(failPostTimeout)
+	if r := j.RescueAt.Add(-rescueSlack); !j.RescueAt.IsZero() && r.Before(deadline) {
+		deadline = r
+	}
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
 	return job.Post(ctx, &req, w.Config, w.Env)
 }

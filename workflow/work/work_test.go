@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
@@ -399,6 +401,37 @@ func TestFailureReplyFails(t *testing.T) {
 	})
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
 	err := s.w.Handle(context.Background(), benchJob(1, other))
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
+		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
+	}
+}
+
+// TestFailureReplyBeforeRescue checks that a failure reply to a server
+// that does not answer gives up before the queue may rescue the job
+// (queue.Job.RescueAt), which would run it again beside the reply.
+func TestFailureReplyBeforeRescue(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost {
+			// No answer, as long as the client waits (with the body
+			// read, the server sees the client hang up).
+			io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Minute):
+			}
+			return true
+		}
+		return false
+	})
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j.RescueAt = time.Now().Add(rescueSlack + 3*time.Second)
+	err := s.w.Handle(context.Background(), j)
+	if late := time.Since(j.RescueAt.Add(-rescueSlack)); late > time.Second {
+		t.Errorf("the failure reply gave up %v after its deadline, %v before the rescue", late.Round(time.Millisecond), rescueSlack)
+	}
 	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
 		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
 	}
