@@ -42,6 +42,7 @@ type serveFixture struct {
 	secret []byte
 	db     string   // the queue's -db URL
 	args   []string // the command line, but -work
+	gh     string   // the directory of bare repositories: serveGitHubURL
 	head   string   // every pull request's head commit in the bare repository
 	client *http.Client
 	code   chan int
@@ -119,7 +120,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	}
 
 	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub(), faults: &faults{}, stderr: &syncBuffer{},
-		secret: []byte(serveSecret), db: db, head: head, code: make(chan int, 1),
+		secret: []byte(serveSecret), db: db, gh: gh, head: head, code: make(chan int, 1),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
 	tb.Cleanup(f.fake.Close)
 	f.fake.SetFault(f.faults.serve(f.fake))

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,4 +115,131 @@ func TestServePostgresRestart(t *testing.T) {
 		resp.Body.Close()
 	}
 	f.stop()
+}
+
+// A serveProcess is 'patchbot serve' as a process of its own: this test
+// binary run as patchbot (TestMain), so that it can be killed.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{} // closed when it has exited
+}
+
+// startProcess starts serve with args in a process of its own, with this
+// process's environment and f's repositories, and stops it (SIGTERM) when
+// the test ends if it still runs.
+func startProcess(t *testing.T, f *serveFixture, args ...string) *serveProcess {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "patchbot")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProcess{stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	p.cmd.Env = append(os.Environ(), envServeGitHubURL+"="+f.gh)
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(90 * time.Second):
+			p.cmd.Process.Kill()
+		}
+	})
+	return p
+}
+
+// waitLog waits until one of ps logs want, and returns which.
+func waitLog(t *testing.T, within time.Duration, want string, ps ...*serveProcess) int {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
+		for i, p := range ps {
+			if strings.Contains(p.stderr.String(), want) {
+				return i
+			}
+		}
+		if time.Now().After(deadline) {
+			var logs []string
+			for i, p := range ps {
+				logs = append(logs, fmt.Sprintf("process %d:\n%s", i, p.stderr.String()))
+			}
+			t.Fatalf("no process logged %q in %v:\n%s", want, within, strings.Join(logs, "\n"))
+		}
+	}
+}
+
+// TestServeKilledMidJob runs two benchmark machines, real serve processes
+// on one PostgreSQL, behind a front that takes the webhook, and kills
+// (SIGKILL) the one that starts the job, mid-job: the other takes the job
+// for the job of a dead process once its -job-timeout and margin have
+// passed, runs it, and it is replied to once.
+func TestServeKilledMidJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits a minute for the rescue")
+	}
+	db := pgtest.NewDB(t)
+	const pr = 7
+	f := startServeOn(t, db, 0, pr)
+	// A package whose benchmark takes some time, at the base and, changed,
+	// at the pull request's head.
+	src := t.TempDir()
+	bare := filepath.Join(f.gh, "owner", "repo")
+	serveGit(t, src, "clone", "-q", bare, ".")
+	slow := func(d string) {
+		os.MkdirAll(filepath.Join(src, "slow"), 0o777)
+		code := "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
+		if err := os.WriteFile(filepath.Join(src, "slow", "slow_test.go"), []byte(code), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		serveGit(t, src, "add", "-A")
+		serveGit(t, src, "commit", "-q", "-m", "slow: "+d)
+	}
+	slow("300 * time.Millisecond")
+	serveGit(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
+	slow("250 * time.Millisecond")
+	head := serveGit(t, src, "rev-parse", "HEAD")
+	serveGit(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
+	f.fake.SetHead(pr, head)
+
+	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
+		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
+	ps := []*serveProcess{
+		startProcess(t, f, append(args, "-work", t.TempDir())...),
+		startProcess(t, f, append(args, "-work", t.TempDir())...),
+	}
+	for i := range ps {
+		waitLog(t, 30*time.Second, "msg=serving", ps[i])
+	}
+
+	f.deliver(signedDelivery("kill-1", ghComment{pr: pr, id: 7001, login: "gopher", body: "/patchbot bench -count 2 ./slow"}), http.StatusAccepted, "queued")
+	victim := waitLog(t, time.Minute, `msg="job started"`, ps...)
+	killed := time.Now()
+	if err := ps[victim].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-ps[victim].done
+	other := ps[1-victim]
+	waitLog(t, 3*time.Minute, `msg="job done"`, other)
+	t.Logf("the job, killed with its process, was done by the other %v later", time.Since(killed).Round(time.Second))
+
+	if rs := f.replies(pr)["serve-bench"]; len(rs) != 1 || !strings.Contains(rs[0].Body, "| Slow-") {
+		t.Errorf("want one serve-bench reply with the table, got %+v", rs)
+	}
+	if n := f.fake.Count("POST /api/v3/repos/owner/repo/issues/7/comments"); n != 1 {
+		t.Errorf("%d comments posted, want 1", n)
+	}
+	jobs := f.waitJobs(1, time.Minute)
+	for _, j := range jobs {
+		if j.State != "completed" || j.Attempt != 2 {
+			t.Errorf("job %s: %s on attempt %d, want completed on the second", j.identity(), j.State, j.Attempt)
+		}
+	}
 }
