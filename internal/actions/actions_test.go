@@ -151,7 +151,7 @@ func FuzzKeyValue(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		delim := rec[len("out<<") : strings.Index(rec, "\n")]
+		delim := rec[len("out<<"):strings.Index(rec, "\n")]
 		if strings.Contains(v, delim) {
 			t.Fatalf("delimiter %q in the value %q", delim, v)
 		}
