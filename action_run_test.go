@@ -233,6 +233,14 @@ func TestActionEntryPointFails(t *testing.T) {
 			t.Errorf("fail=%s: the runner would act on %q; want the group, the block, its end and an ::error::", fail, cmds)
 		}
 	}
+	// freeze's exit status 3 is the output frozen.
+	for _, tt := range []struct{ at, frozen, status string }{{"2024-06-15", "true", "3"}, {"2024-09-15", "false", "0"}} {
+		s := runStep(t, bin, dir, "PATCHBOT_COMMAND=freeze", "PATCHBOT_ARGS=-offline\n-at\n"+tt.at, "PATCHBOT_FAIL=false")
+		if out := s.outputs(t, s.output); out["frozen"] != tt.frozen || out["exit-status"] != tt.status || s.status != 0 {
+			t.Errorf("freeze at %s: outputs %q, exit status %d; want frozen %s, exit-status %s, 0\n%s", tt.at, out, s.status, tt.frozen, tt.status, s.log)
+		}
+	}
+
 	// An input command that is not a command is refused before anything runs.
 	s := runStep(t, bin, dir, "PATCHBOT_COMMAND=bench; rm -rf /")
 	if s.status != 2 || !strings.HasPrefix(string(s.log), "::error::patchbot action: the input command must be") {
