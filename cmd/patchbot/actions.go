@@ -4,16 +4,18 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/internal/actions"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
+	"github.com/patchbot/patchbot/workflow/sweep"
 )
 
 // inActions are the commands that, in a GitHub Actions step, fold their log
 // in a group, frame what they print in a stop-commands block, write the
 // step summary and set the step's outputs (docs/action.md).
-var inActions = map[string]bool{"bench": true, "run": true, "post": true}
+var inActions = map[string]bool{"bench": true, "run": true, "post": true, "sweep": true}
 
 // runInActions runs the command c, whose flags fs has parsed, as run does,
 // in the GitHub Actions step gha: between ::group:: and ::endgroup:: on
@@ -104,6 +106,26 @@ func (e *env) actionsRun(res *pipeline.Result, threshold float64) error {
 	}
 	if res.Bench != nil {
 		return e.setOutputs("regressions", strconv.Itoa(len(res.Bench.Regressions(threshold))))
+	}
+	return nil
+}
+
+// actionsSweep does what sweep does in GitHub Actions once the tasks ran:
+// what they did and the report as the step summary (in a code block: the
+// changes' subjects are anyone's text), and the output frozen.
+func (e *env) actionsSweep(res *sweep.Result) error {
+	if e.gha == nil || res == nil {
+		return nil
+	}
+	var b strings.Builder
+	if err := writeSweep(&b, res); err != nil {
+		return err
+	}
+	if err := e.gha.WriteSummary("## patchbot sweep\n\n" + actions.CodeBlock(b.String())); err != nil {
+		return fmt.Errorf("step summary: %v", err)
+	}
+	if res.Freeze != nil {
+		return e.setOutputs("frozen", strconv.FormatBool(res.Freeze.Frozen))
 	}
 	return nil
 }

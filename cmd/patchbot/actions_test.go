@@ -14,6 +14,7 @@ import (
 	"github.com/patchbot/patchbot/internal/actions"
 	"github.com/patchbot/patchbot/workflow/freeze"
 	pipeline "github.com/patchbot/patchbot/workflow/run"
+	"github.com/patchbot/patchbot/workflow/sweep"
 )
 
 // testRunner returns the GitHub Actions runner of a step whose files are in a
@@ -113,5 +114,27 @@ func TestRunInActions(t *testing.T) {
 		} else if len(outCmds) != 1 || outCmds[0] != "::stop-commands::"+gha.Token() {
 			t.Errorf("stdout's commands %q:\n%s", outCmds, stdout.String())
 		}
+	}
+}
+
+// TestActionsSweep checks what sweep leaves in a GitHub Actions step: what
+// it did and its report, in a code block, as the summary; the output
+// frozen.
+func TestActionsSweep(t *testing.T) {
+	gha := testRunner(t)
+	res := &sweep.Result{Freeze: &freeze.Status{Frozen: true}, Tasks: []*sweep.TaskResult{
+		{Task: "freeze", Actions: []sweep.Action{{Change: "12", What: "wait-release added <b>```"}}},
+		{Task: "report", Report: "master: frozen on 2026-12-01\n"},
+	}}
+	if err := (&env{gha: gha}).actionsSweep(res); err != nil {
+		t.Fatal(err)
+	}
+	if got := readOutputs(t, gha); got["frozen"] != "true" || len(got) != 1 {
+		t.Errorf("outputs %q, want frozen true", got)
+	}
+	summary, _ := os.ReadFile(gha.Summary)
+	want := "## patchbot sweep\n\n````\nfreeze: change 12: wait-release added <b>```\nmaster: frozen on 2026-12-01\n````\n\n"
+	if string(summary) != want {
+		t.Errorf("summary %q, want %q", summary, want)
 	}
 }

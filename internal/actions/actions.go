@@ -349,3 +349,21 @@ func Commands(log []byte) []string {
 	}
 	return cmds
 }
+
+// CodeBlock returns text as a Markdown code block, for a step summary:
+// shown as it is, whatever it holds, since its fence is longer than any
+// run of backticks in it.
+func CodeBlock(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	return fence + "\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n"
+}

@@ -211,3 +211,15 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeBlock(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"a\n", "```\na\n```\n"},
+		{"x ``` y\r\nz", "````\nx ``` y\nz\n````\n"},
+		{"`````", "``````\n`````\n``````\n"},
+	} {
+		if got := CodeBlock(tt.in); got != tt.want {
+			t.Errorf("CodeBlock(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
