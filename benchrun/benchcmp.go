@@ -57,37 +57,56 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 // Markdown (md), which joins lines, each note is a list item and each
 // failure's output a code block inside it.
 func notes(bw *errWriter, r *Result, md bool) {
+	// text is what came from the benchmarks, escaped in Markdown.
+	text := func(s string) string {
+		if md {
+			return mdText(s)
+		}
+		return s
+	}
+	texts := func(list []string) string {
+		var out []string
+		for _, s := range list {
+			out = append(out, text(s))
+		}
+		return strings.Join(out, ", ")
+	}
 	var items []string
 	added, removed := addedRemoved(r)
 	if len(added) > 0 {
-		items = append(items, "added (new only): "+strings.Join(added, ", "))
+		items = append(items, "added (new only): "+texts(added))
 	}
 	if len(removed) > 0 {
-		items = append(items, "removed (old only): "+strings.Join(removed, ", "))
+		items = append(items, "removed (old only): "+texts(removed))
 	}
 	for _, f := range r.Failures {
-		item := fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", f.Side, f.Package, f.Error, f.Runs)
+		item := fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", text(f.Side), text(f.Package), text(f.Error), f.Runs)
 		indent := "    "
+		// A lone CR ends a line in Markdown (and on a terminal it
+		// rewrites one): every line break is a LF here.
+		tail := strings.ReplaceAll(strings.ReplaceAll(f.Tail, "\r\n", "\n"), "\r", "\n")
+		fence := ""
 		if md {
 			indent = "  " // inside the list item
-			item += "\n  ```"
+			fence = mdFence(tail)
+			item += "\n  " + fence
 		}
-		for l := range strings.SplitSeq(strings.TrimRight(f.Tail, "\n"), "\n") {
+		for l := range strings.SplitSeq(strings.TrimRight(tail, "\n"), "\n") {
 			item += "\n" + indent + l
 		}
 		if md {
-			item += "\n  ```"
+			item += "\n  " + fence
 		}
 		items = append(items, item)
 	}
 	for _, o := range r.Omitted {
-		items = append(items, "omitted "+o.String())
+		items = append(items, "omitted "+text(o.String()))
 	}
 	for _, warning := range warnings(r) {
-		items = append(items, "warning: "+warning)
+		items = append(items, "warning: "+text(warning))
 	}
 	if r.Run != nil {
-		items = append(items, r.Run.Isolation.String())
+		items = append(items, text(r.Run.Isolation.String()))
 	}
 	if k := key(r); k != "" {
 		items = append(items, k)

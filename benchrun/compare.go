@@ -157,6 +157,7 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 
 	b := &builder{tables: make(map[benchproc.Key]*builderTable)}
 	res := &Result{
+		Schema:     ResultSchema,
 		Base:       Side{Label: old.Label},
 		Head:       Side{Label: new.Label},
 		Alpha:      thresholds.CompareAlpha,

@@ -52,6 +52,11 @@ func (r *Result) Write(w io.Writer, f Format) error {
 	case JSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		if r.Schema == "" {
+			c := *r
+			c.Schema = ResultSchema
+			r = &c
+		}
 		return enc.Encode(r)
 	}
 	return fmt.Errorf("unknown format %q", f)

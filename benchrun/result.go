@@ -15,6 +15,10 @@ import (
 // field has a JSON name and every figure a renderer shows is in it: a
 // renderer never recomputes statistics.
 type Result struct {
+	// Schema names the form of the JSON result, ResultSchema; Write
+	// sets it, and ReadJSON refuses a result without it.
+	Schema string `json:"schema"`
+
 	Base Side `json:"base"`
 	Head Side `json:"head"`
 

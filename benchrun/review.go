@@ -20,7 +20,7 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 		// Several groups are several packages, usually: name each.
 		if pkg := g.tables[0].Get("pkg"); len(groups) > 1 && pkg != "" {
 			if md {
-				bw.printf("\n**%s**\n", pkg)
+				bw.printf("\n**%s**\n", mdText(pkg))
 			} else {
 				bw.printf("\n%s:\n", pkg)
 			}
@@ -36,8 +36,12 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 				if !row.Compare.Significant {
 					d = "~"
 				}
+				name := row.Name
+				if md {
+					name = mdText(name)
+				}
 				rows = append(rows, []string{
-					row.Name,
+					name,
 					v.format(row.Old.Center) + " ± " + row.Old.summary().PctRangeString(),
 					v.format(row.New.Center) + " ± " + row.New.summary().PctRangeString(),
 					d + " (" + row.Compare.comparison().String() + ")",
@@ -66,7 +70,7 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 func intro(r *Result, md bool) string {
 	code := func(s string) string {
 		if md {
-			return "`" + s + "`"
+			return mdCode(s)
 		}
 		return s
 	}
@@ -115,4 +119,45 @@ func markdownTable(bw *errWriter, rows [][]string) {
 			bw.printf("|:--|--:|--:|:--|\n")
 		}
 	}
+}
+
+// mdEscaper escapes text for Markdown: what the text is comes from the
+// benchmarks (names, packages, their output) or from a file, so none of it
+// may make HTML, links, images, emphasis, table cells or a mention, nor end
+// the line.
+var mdEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
+	"|", "\\|", "#", "\\#", "!", "\\!", "~", "\\~", "$", "\\$",
+	"@", "@\u2060", // a word joiner after @: no mention, no notification
+	"\r", " ", "\n", " ",
+)
+
+// mdText returns s as Markdown text that shows s and does nothing else.
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+// mdCode returns s as a Markdown code span, or as escaped text when s
+// holds what a code span cannot (a backtick, a line break, a '|', which
+// would split a table cell).
+func mdCode(s string) string {
+	if s == "" || strings.ContainsAny(s, "`\r\n|") {
+		return mdText(s)
+	}
+	return "`" + s + "`"
+}
+
+// mdFence returns the fence of a code block holding text: three backticks,
+// or more than the longest run of backticks in text, so that text cannot
+// end the block.
+func mdFence(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }

@@ -137,6 +137,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			if err := res.Write(e.stdout, f); err != nil {
 				return err
 			}
+			if err := e.actionsBench(res, threshold.Fraction(), f == benchrun.JSON); err != nil {
+				return err
+			}
 			if *failOnRegression {
 				if regs := res.Regressions(threshold.Fraction()); len(regs) > 0 {
 					var names []string

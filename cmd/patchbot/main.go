@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/actions"
 	"github.com/patchbot/patchbot/internal/remedy"
 )
 
@@ -81,6 +82,15 @@ type env struct {
 	// words words the libraries' remedies as the running command's flags
 	// (flagWords); set by run once the command is known.
 	words func(field string) string
+
+	// getenv reads the environment, for what patchbot learns of the
+	// runner it is in (GITHUB_ACTIONS); nil reads nothing, as in tests
+	// that run commands in-process.
+	getenv func(string) string
+
+	// gha is the GitHub Actions step the command runs in, or nil; set
+	// by run for the commands of inActions.
+	gha *actions.Runner
 }
 
 // log returns the writer of the libraries' log lines for the command
@@ -110,7 +120,7 @@ type exitCoder interface {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	code := run(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
@@ -139,6 +149,9 @@ func run(e *env, args []string) int {
 			return exitOK
 		}
 		return report(e, c, usagef("%v", err))
+	}
+	if gha := actions.FromEnv(e.getenv); gha != nil && inActions[c.name] {
+		return runInActions(e, gha, c, fs, runFn)
 	}
 	return report(e, c, runFn(e, fs.Args()))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/patchbot/patchbot/config"
@@ -13,12 +12,16 @@ import (
 
 var cmdPost = &command{
 	name:  "post",
-	args:  "[-gerrit URL] -change ID [-revision REV] | -github OWNER/REPO#N [-kind K] [-n] [-json] [-config FILE] FILE|-",
+	args:  "[-gerrit URL] -change ID [-revision REV] | -github OWNER/REPO#N [-kind K] [-result] [-n] [-json] [-config FILE] FILE|-",
 	short: "post a result on a Gerrit change or a GitHub pull request, once",
 	long: `Post posts FILE (or standard input, for -) on a Gerrit change, a GitHub
 pull request, or both. FILE is a result of 'patchbot bench -json', which is
 rendered for the target (plain text for Gerrit, Markdown for GitHub), or any
-other text, posted as it is.
+other text, posted as it is. A result is read strictly, as data: at most
+16 MiB, no field a result does not have, the schema of this version; the
+benchmarks' names and output are escaped in Markdown. With -result, text is
+refused: only a bench result is posted (use it for a result from a run you
+do not trust, such as a pull request's artifact).
 
 On Gerrit the text becomes a review message on the change's current patch
 set, or the one -revision names (a patch set number or a commit), tagged
@@ -53,6 +56,7 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 		kind := fs.String("kind", "", "the kind of message, one per patch set or pull request (default: bench for a bench result, note otherwise)")
 		dryRun := fs.Bool("n", false, "print what would be posted; change nothing")
 		jsonOut := fs.Bool("json", false, "print the results as JSON")
+		resultOnly := fs.Bool("result", false, "FILE must be a result of 'patchbot bench -json' (for a result from someone else's run): refuse text")
 		return func(e *env, args []string) error {
 			if len(args) != 1 {
 				return usagef("want one FILE to post (or - for standard input)")
@@ -79,18 +83,22 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 			if err := req.Validate(); err != nil {
 				return jobError(err)
 			}
-			name, data := args[0], []byte(nil)
+			name, in := args[0], e.stdin
 			if name == "-" {
 				name = "standard input"
-				data, err = io.ReadAll(e.stdin)
 			} else {
-				data, err = os.ReadFile(name)
+				f, err := os.Open(name)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
 			}
-			if err != nil {
+			if req.Post, err = job.ReadPost(name, in); err != nil {
 				return err
 			}
-			if req.Post, err = job.ParsePost(name, data); err != nil {
-				return err
+			if *resultOnly && req.Post.Result == nil {
+				return fmt.Errorf("%s is not a bench result, and -result posts only those; nothing is posted", name)
 			}
 			req.Post.Kind = *kind
 			res, err := job.Post(e.ctx, req, cfg, job.Env{Log: e.log("post")})

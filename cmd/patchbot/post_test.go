@@ -89,7 +89,8 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 
 // fakegithub starts a fake GitHub for the rest of the script and points
 // GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub comments N' checks
-// that it holds N comments.
+// that it holds N comments; 'fakegithub body FILE' writes the last one's
+// body to FILE.
 func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 && args[0] == "comments" {
 		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
@@ -101,8 +102,18 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return
 	}
+	if len(args) == 2 && args[0] == "body" && !neg {
+		// The last comment's body, into a file for grep and cmp.
+		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
+		cs := f.Comments()
+		if len(cs) == 0 {
+			ts.Fatalf("fakegithub body: no comment")
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(cs[len(cs)-1].Body), 0o666))
+		return
+	}
 	if neg || len(args) != 0 {
-		ts.Fatalf("usage: fakegithub [comments N]")
+		ts.Fatalf("usage: fakegithub [comments N | body FILE]")
 	}
 	f := reviewtest.NewGitHub()
 	ts.Defer(f.Close)

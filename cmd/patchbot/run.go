@@ -148,6 +148,9 @@ section. See docs/run.md.`,
 				return jobError(err)
 			}
 			res, err := pipeline.Run(e.ctx, *po)
+			if aerr := e.actionsRun(res, cfg.Bench.Threshold.Fraction()); aerr != nil && err == nil {
+				err = aerr
+			}
 			if *jsonOut {
 				if jerr := writeJSON(e.stdout, res); jerr != nil {
 					return jerr

@@ -169,6 +169,9 @@ docs/sweep.md.`,
 			} else if werr := writeSweep(e.stdout, res); werr != nil {
 				return werr
 			}
+			if aerr := e.actionsSweep(res); aerr != nil && err == nil {
+				err = aerr
+			}
 			if fe, ok := errors.AsType[*sweep.FailedError](err); ok {
 				for _, t := range res.Tasks {
 					if t.Error != "" {

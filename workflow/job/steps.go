@@ -3,9 +3,9 @@ package job
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"time"
 
@@ -387,11 +387,30 @@ func shortHash(h string) string {
 	return h
 }
 
+// MaxPost is the largest input ParsePost and ReadPost take: a bench
+// result's limit, benchrun.MaxJSON (far more than any review message).
+const MaxPost = benchrun.MaxJSON
+
+// ReadPost reads what to post from rd, the input called name, as
+// ParsePost does, reading no more than MaxPost bytes: a larger input is
+// refused before it is all in memory.
+func ReadPost(name string, rd io.Reader) (PostSettings, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, MaxPost+1))
+	if err != nil {
+		return PostSettings{}, fmt.Errorf("%s: %v", name, err)
+	}
+	return ParsePost(name, data)
+}
+
 // ParsePost reads what to post from data, the content of the input called
-// name: a result of 'patchbot bench -json' (a JSON object, read strictly:
-// posting raw JSON to a review is never what was meant), or any other
-// text, posted as it is.
+// name: a result of 'patchbot bench -json' (a JSON object, read strictly,
+// as benchrun.DecodeJSON reads it: it may be a pull request's artifact,
+// and posting raw JSON to a review is never what was meant), or any other
+// text, posted as it is. An input larger than MaxPost is refused.
 func ParsePost(name string, data []byte) (PostSettings, error) {
+	if len(data) > MaxPost {
+		return PostSettings{}, fmt.Errorf("%s is larger than %d MiB: refused, nothing is posted", name, MaxPost>>20)
+	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return PostSettings{}, fmt.Errorf("%s is empty: nothing to post", name)
@@ -399,13 +418,8 @@ func ParsePost(name string, data []byte) (PostSettings, error) {
 	if trimmed[0] != '{' {
 		return PostSettings{Text: string(data)}, nil
 	}
-	r := new(benchrun.Result)
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(r); err != nil || len(r.Tables) == 0 {
-		if err == nil {
-			err = errors.New("it has no tables")
-		}
+	r, err := benchrun.DecodeJSON(trimmed)
+	if err != nil {
 		return PostSettings{}, fmt.Errorf("%s is JSON but not a bench result (%v); post text, or a bench result", name, err)
 	}
 	return PostSettings{Result: r}, nil

@@ -7,13 +7,14 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/patchbot/patchbot/internal/actions"
 )
 
 // A GitHub posts comments on GitHub pull requests.
@@ -228,15 +229,8 @@ func (g *GitHub) summary(ctx context.Context, m Message) error {
 		return nil
 	}
 	_, err := g.opts.write(ctx, "append the "+m.Kind+" message to the step summary "+g.StepSummary, func(context.Context) error {
-		f, err := os.OpenFile(g.StepSummary, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(strings.TrimSpace(m.Text) + "\n\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		// Cut to the 1 MiB GitHub shows, with a note.
+		return actions.AppendSummary(g.StepSummary, m.Text)
 	})
 	return err
 }
