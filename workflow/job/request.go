@@ -135,8 +135,8 @@ type FreezeSettings struct {
 	// Apply acts on the answer: the change gerrit.change is tagged
 	// wait-release while the tree is frozen, and ex-wait-release once
 	// it reopens, with one message saying so (freeze.Apply). It is the
-	// freeze step's on its own (Freeze): the whole job (Run) always tags
-	// the change it posts to.
+	// freeze step's on its own (Freeze): the whole job (Run) tags the
+	// change it posts to unless run.Freeze.NoTag (serve's replies).
 	Apply bool `json:"apply,omitempty"`
 }
 

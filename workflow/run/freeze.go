@@ -15,6 +15,11 @@ type Freeze struct {
 	Sources *freeze.Sources
 	Branch  string    // the branch the change is for; "" is master
 	At      time.Time // the moment to check; zero is now
+	// NoTag leaves the change's hashtags alone: the answer is said in
+	// the review message only. A reviewer's /patchbot freeze asks; it
+	// does not tag the change, nor get freeze's own message beside the
+	// reply.
+	NoTag bool
 }
 
 // A FreezeResult is the freeze step's answer.
@@ -60,10 +65,10 @@ func freezeLine(st *FreezeResult) string {
 // applyFreeze tags the change wait-release while its branch is frozen (and
 // swaps the tag for ex-wait-release once it reopens), with freeze's own
 // message, once: freeze.Apply reads the hashtags first. A release branch
-// takes no tag.
+// takes no tag, nor a change with Freeze.NoTag.
 func (r *runner) applyFreeze(ctx context.Context, change string) (*Hashtags, error) {
 	st := r.res.Freeze
-	if st == nil || st.ReleaseBranch {
+	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
 		return nil, nil
 	}
 	return freeze.Apply(ctx, r.opts.Gerrit, change, st, r.opts.DryRun)

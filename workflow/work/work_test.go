@@ -534,6 +534,36 @@ func TestGerrit(t *testing.T) {
 	at := func(ps int) string { return fmt.Sprintf("%s/c/%s/+/%s/%d", gs.URL, gs.Project, change, ps) }
 	checkOutput(t, j, at(1), true)
 
+	// /patchbot freeze while the tree is frozen (Go 1.4's freeze): one
+	// reply saying so, and the change is not tagged wait-release, nor
+	// given freeze's own message.
+	fj := &queue.Job{Args: queue.Args{
+		Review: j.Args.Review, Revision: "2:" + ps2, Command: "freeze",
+		Request: job.Request{
+			Steps:  []string{job.StepFreeze, job.StepPost},
+			At:     time.Date(2014, 10, 1, 12, 0, 0, 0, time.UTC),
+			Gerrit: &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2},
+		},
+	}}
+	for range 2 {
+		if err := w.Handle(ctx, fj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var freezes []string
+	for _, m := range gs.Messages(t, change) {
+		switch m.Tag {
+		case review.Tag("serve-freeze"), review.Tag("freeze"):
+			freezes = append(freezes, m.Tag+": "+m.Message)
+		}
+	}
+	if len(freezes) != 1 || !strings.HasPrefix(freezes[0], review.Tag("serve-freeze")+": Patch Set 2:") || !strings.Contains(freezes[0], "frozen for Go 1.4") {
+		t.Errorf("want one serve-freeze reply on patch set 2 saying the tree is frozen for Go 1.4, got:\n%s", strings.Join(freezes, "\n---\n"))
+	}
+	if cs := gs.Changes(t, "change:"+change); len(cs) != 1 || len(cs[0].Hashtags) != 0 {
+		t.Errorf("the change's hashtags after /patchbot freeze: %+v, want none", cs)
+	}
+
 	// A job whose commit is not patch set 1's is refused, and posts nothing.
 	bad := *j
 	bad.Args.Revision = "1:" + ps2

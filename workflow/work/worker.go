@@ -128,6 +128,9 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.
 	}
 	o.Kind = Kind(a.Command)
 	o.Note = b.note
+	// A command asks: the reply says whether the tree is frozen, and
+	// the change's hashtags are the author's and the release tooling's.
+	o.Freeze.NoTag = true
 	res, err := run.Run(ctx, *o)
 	if err != nil {
 		return nil, classify(err)
