@@ -70,8 +70,9 @@ on the review once; -reply-workers more post the replies that run nothing
 (help, refusals), apart, so that a reply never waits behind a benchmark.
 One run of a job may take -job-timeout; a job still running after
 -job-timeout and a margin (the timeout again, between 30s and 5m) is taken
-for the job of a process that died and run again, by this process or
-another with workers on the same -db (give them all the same -job-timeout).
+for the job of a process that died and run again, by whichever process on
+the same -db leads the queue, with workers or not (give them all the same
+-job-timeout).
 
 The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
