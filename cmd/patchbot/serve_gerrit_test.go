@@ -323,6 +323,9 @@ func TestServeGerrit(t *testing.T) {
 		if len(cs) != 1 {
 			t.Fatalf("%d changes with Change-Id %s", len(cs), changeID)
 		}
+		// Closed when the test ends, for the other tests that read open
+		// changes on the shared server.
+		t.Cleanup(func() { gs.Abandon(t, strconv.Itoa(cs[0].Number)) })
 		return cs[0].Number
 	}
 	mainTag, killTag := "serve-e2e-"+suffix, "serve-e2e-kill-"+suffix
