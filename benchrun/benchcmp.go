@@ -88,7 +88,7 @@ func notes(bw *errWriter, r *Result, md bool) {
 		fence := ""
 		if md {
 			indent = "  " // inside the list item
-			fence = mdFence(tail)
+			fence = MarkdownFence(tail)
 			item += "\n  " + fence
 		}
 		for l := range strings.SplitSeq(strings.TrimRight(tail, "\n"), "\n") {

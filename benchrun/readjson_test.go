@@ -160,7 +160,7 @@ func FuzzMarkdownText(f *testing.F) {
 		if c := mdCode(name); strings.ContainsAny(c, "\r\n") || strings.HasPrefix(c, "`") && strings.Count(c, "`") != 2 {
 			t.Fatalf("mdCode(%q) = %q", name, c)
 		}
-		fence := mdFence(tail)
+		fence := MarkdownFence(tail)
 		if strings.Contains(tail, fence) {
 			t.Fatalf("the fence %q is in the text %q", fence, tail)
 		}

@@ -146,10 +146,10 @@ func mdCode(s string) string {
 	return "`" + s + "`"
 }
 
-// mdFence returns the fence of a code block holding text: three backticks,
-// or more than the longest run of backticks in text, so that text cannot
-// end the block.
-func mdFence(text string) string {
+// MarkdownFence returns the fence of a Markdown code block holding text:
+// three backticks, or more than the longest run of backticks in text, so
+// that text cannot end the block.
+func MarkdownFence(text string) string {
 	longest, run := 0, 0
 	for i := 0; i < len(text); i++ {
 		if text[i] == '`' {

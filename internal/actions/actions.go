@@ -19,6 +19,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/patchbot/patchbot/benchrun"
 )
 
 // MaxSummary is the largest step summary GitHub shows: 1 MiB a step. A
@@ -354,16 +356,7 @@ func Commands(log []byte) []string {
 // shown as it is, whatever it holds, since its fence is longer than any
 // run of backticks in it.
 func CodeBlock(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := benchrun.MarkdownFence(text)
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	return fence + "\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n"
 }
