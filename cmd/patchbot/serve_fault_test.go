@@ -823,6 +823,20 @@ func serveLoad(n int, head func(pr int) string) []loadCase {
 	return cs
 }
 
+// loadDeliveries returns the deliveries of cases, in order, and the cases
+// that make a job, by the job's identity.
+func loadDeliveries(cases []loadCase) ([]delivery, map[string]loadCase) {
+	ds := make([]delivery, len(cases))
+	want := map[string]loadCase{}
+	for i, c := range cases {
+		ds[i] = c.d
+		if c.job != "" {
+			want[c.job] = c
+		}
+	}
+	return ds, want
+}
+
 // freezePRs are the pull requests serveLoad(n) asks a freeze on.
 func freezePRs(n int) []int {
 	var prs []int
@@ -930,14 +944,7 @@ func testServeLoad(t *testing.T, db string, commands int) {
 	}
 	first := map[string]int{} // delivery id → the command its first went to
 	cases := serveLoad(n, func(int) string { return f.head })
-	ds := make([]delivery, len(cases))
-	want := map[string]loadCase{}
-	for i, c := range cases {
-		ds[i] = c.d
-		if c.job != "" {
-			want[c.job] = c
-		}
-	}
+	ds, want := loadDeliveries(cases)
 
 	route := make([]*serveFixture, len(ds))
 	for i, d := range ds {

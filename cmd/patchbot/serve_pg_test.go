@@ -59,14 +59,7 @@ func TestServePostgresRestart(t *testing.T) {
 	prs := freezePRs(n)
 	f := startServeOn(t, db, serveLoadWorkers, prs...)
 	cases := serveLoad(n, func(int) string { return f.head })
-	ds := make([]delivery, len(cases))
-	want := map[string]loadCase{}
-	for i, c := range cases {
-		ds[i] = c.d
-		if c.job != "" {
-			want[c.job] = c
-		}
-	}
+	ds, want := loadDeliveries(cases)
 
 	done := make(chan []loadResult)
 	go func() { done <- f.sendLoad(ds, 2, 20*time.Millisecond) }() // 4 s of deliveries
