@@ -189,7 +189,8 @@ type server struct {
 }
 
 // runServe builds the parts of the bot, runs them until e.ctx ends, and
-// stops them in order: HTTP, the poller, the queue.
+// stops them in order: HTTP, then the queue, with its workers and the
+// Gerrit poll (a periodic run of the queue's).
 func runServe(e *env, s *server) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	ctx := e.ctx
