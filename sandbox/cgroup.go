@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -77,22 +78,13 @@ func checkV2(dir string) error {
 		return fmt.Errorf("cgroup %s: %v", dir, err)
 	}
 	ctl := strings.Fields(string(b))
-	if !contains(ctl, "memory") || !contains(ctl, "pids") {
+	if !slices.Contains(ctl, "memory") || !slices.Contains(ctl, "pids") {
 		return fmt.Errorf("cgroup %s does not give its children the memory and pids controllers (its cgroup.subtree_control holds %q)", dir, strings.TrimSpace(string(b)))
 	}
 	if !writable(dir) {
 		return fmt.Errorf("cgroup %s is not writable by this process", dir)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
@@ -103,7 +95,7 @@ type mount struct {
 	opts                []string // the super options: a v1 hierarchy's controllers
 }
 
-func (m mount) has(opt string) bool { return contains(m.opts, opt) }
+func (m mount) has(opt string) bool { return slices.Contains(m.opts, opt) }
 
 // dir returns the directory of the group at path (as /proc/self/cgroup
 // names it) under this mount. A path outside the mount's root, as a

@@ -322,10 +322,11 @@ func (s *Sandbox) confine(g *group, pid int) error {
 	}
 	l := s.limits
 	cpu := uint64(l.CPU / time.Second)
-	limits := []struct {
+	type rlimit struct {
 		res       int
 		soft, max uint64
-	}{
+	}
+	limits := []rlimit{
 		// SIGXCPU at the soft limit, SIGKILL a second later for a
 		// program that ignores it.
 		{unix.RLIMIT_CPU, cpu, cpu + 1},
@@ -334,10 +335,7 @@ func (s *Sandbox) confine(g *group, pid int) error {
 		{unix.RLIMIT_CORE, 0, 0},
 	}
 	if g == nil && !s.root {
-		limits = append(limits, struct {
-			res       int
-			soft, max uint64
-		}{unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
+		limits = append(limits, rlimit{unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
 	}
 	for _, r := range limits {
 		lim := unix.Rlimit{Cur: r.soft, Max: r.max}
