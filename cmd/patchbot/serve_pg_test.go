@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -110,59 +109,19 @@ func TestServePostgresRestart(t *testing.T) {
 	f.stop()
 }
 
-// A serveProcess is 'patchbot serve' as a process of its own: this test
-// binary run as patchbot (TestMain), so that it can be killed.
-type serveProcess struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{} // closed when it has exited
-}
-
-// startProcess starts serve with args in a process of its own, with this
-// process's environment and f's repositories, and stops it (SIGTERM) when
-// the test ends if it still runs.
-func startProcess(t *testing.T, f *serveFixture, args ...string) *serveProcess {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "patchbot")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(self, bin); err != nil {
-		t.Fatal(err)
-	}
-	p := &serveProcess{stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
-	p.cmd.Env = append(os.Environ(), envServeGitHubURL+"="+f.gh)
-	p.cmd.Stderr = p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(90 * time.Second):
-			p.cmd.Process.Kill()
-		}
-	})
-	return p
-}
-
-// waitLog waits until one of ps logs want, and returns which.
-func waitLog(t *testing.T, within time.Duration, want string, ps ...*serveProcess) int {
+// firstToLog waits until one of ps logs want, and returns which.
+func firstToLog(t *testing.T, within time.Duration, want string, ps ...*serveProc) int {
 	t.Helper()
 	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
 		for i, p := range ps {
-			if strings.Contains(p.stderr.String(), want) {
+			if strings.Contains(p.log.String(), want) {
 				return i
 			}
 		}
 		if time.Now().After(deadline) {
 			var logs []string
-			for i, p := range ps {
-				logs = append(logs, fmt.Sprintf("process %d:\n%s", i, p.stderr.String()))
+			for _, p := range ps {
+				logs = append(logs, fmt.Sprintf("%s:\n%s", p.name, p.log))
 			}
 			t.Fatalf("no process logged %q in %v:\n%s", want, within, strings.Join(logs, "\n"))
 		}
@@ -204,23 +163,17 @@ func TestServeKilledMidJob(t *testing.T) {
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
 		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
-	ps := []*serveProcess{
-		startProcess(t, f, append(args, "-work", t.TempDir())...),
-		startProcess(t, f, append(args, "-work", t.TempDir())...),
-	}
-	for i := range ps {
-		waitLog(t, 30*time.Second, "msg=serving", ps[i])
+	env := append(os.Environ(), envServeGitHubURL+"="+f.gh)
+	ps := []*serveProc{
+		startServeProc(t, "serve 1", env, append(args, "-work", t.TempDir())...),
+		startServeProc(t, "serve 2", env, append(args, "-work", t.TempDir())...),
 	}
 
 	f.deliver(signedDelivery("kill-1", ghComment{pr: pr, id: 7001, login: "gopher", body: "/patchbot bench -count 2 ./slow"}), http.StatusAccepted, "queued")
-	victim := waitLog(t, time.Minute, `msg="job started"`, ps...)
+	victim := firstToLog(t, time.Minute, `msg="job started"`, ps...)
 	killed := time.Now()
-	if err := ps[victim].cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-ps[victim].done
-	other := ps[1-victim]
-	waitLog(t, 3*time.Minute, `msg="job done"`, other)
+	ps[victim].kill()
+	firstToLog(t, 3*time.Minute, `msg="job done"`, ps[1-victim])
 	t.Logf("the job, killed with its process, was done by the other %v later", time.Since(killed).Round(time.Second))
 
 	if rs := f.replies(pr)["serve-bench"]; len(rs) != 1 || !strings.Contains(rs[0].Body, "| Slow-") {
