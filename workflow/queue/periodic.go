@@ -14,10 +14,17 @@ import (
 // A Periodic is work done every Every by one process among all those on
 // the queue's database, such as polling a Gerrit server: River's elected
 // leader schedules it (at its election, then every Every), and a process
-// that has it among its Options.Periodic runs it, one run at a time
-// across the processes. When the leader dies, another is elected once its
-// lease lapses (River's leader TTL, about 15 s) and takes the schedule
-// over.
+// that has it among its Options.Periodic runs it. When the leader dies,
+// another is elected once its lease lapses (River's leader TTL, 15 s, and
+// up to 6 s more until the next attempt at election) and takes the
+// schedule over, with a run at once.
+//
+// Runs do not overlap: one is over by the next tick (its Timeout), and a
+// tick finds the run before it waiting or running is skipped. A run whose
+// process died stays "running" in the database until River's rescuer takes
+// it (Options.RescueAfter, 35 minutes by default); it blocks no later tick
+// but its own, because a run is unique within half an interval (River's
+// UniqueOpts.ByPeriod), not for as long as it is running.
 type Periodic struct {
 	Name  string // unique among a queue's Periodic
 	Every time.Duration
@@ -29,12 +36,21 @@ type Periodic struct {
 	// the old one), and the next run comes at the next tick: a run is
 	// not retried.
 	Run func(ctx context.Context, state []byte) ([]byte, error)
-	// Timeout bounds one run; 0 is DefaultPeriodicTimeout.
+	// Timeout bounds one run; 0 is Every, so that a run is over by the
+	// next tick, up to MaxPeriodicTimeout.
 	Timeout time.Duration
 }
 
-// DefaultPeriodicTimeout bounds one run of a Periodic.
-const DefaultPeriodicTimeout = 5 * time.Minute
+// MaxPeriodicTimeout bounds one run of a Periodic whose Timeout is 0.
+const MaxPeriodicTimeout = 5 * time.Minute
+
+// timeout is p's bound on one run.
+func (p *Periodic) timeout() time.Duration {
+	if p.Timeout > 0 {
+		return p.Timeout
+	}
+	return min(p.Every, MaxPeriodicTimeout)
+}
 
 // PeriodicQueue is the River queue periodic runs wait in, apart from the
 // jobs, so that a poll never waits behind a benchmark.
@@ -43,34 +59,42 @@ const PeriodicQueue = "periodic"
 // PeriodicKind is the River job kind of a periodic run.
 const PeriodicKind = "patchbot_periodic"
 
-// periodicArgs is a periodic run, as a River job: unique by name while it
-// waits or runs, so that runs never pile up behind a slow one.
+// periodicArgs is a periodic run, as a River job.
 type periodicArgs struct {
 	Name string `json:"name" river:"unique"`
 }
 
 func (periodicArgs) Kind() string { return PeriodicKind }
 
-var periodicInsertOpts = &river.InsertOpts{
-	Queue:       PeriodicQueue,
-	MaxAttempts: 1,
-	UniqueOpts: river.UniqueOpts{
-		ByArgs: true,
-		ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+// periodicInsertOpts are the insert options of p's runs: unique by name
+// among those waiting or running (River's required states, not the
+// finished ones) within half of p's interval. Two ticks are an interval
+// apart, so each is in a half of its own, and a tick whose run before it is
+// still waiting or running in the same half is skipped; a run left
+// running by a dead process only blocks the ticks of its own half.
+func periodicInsertOpts(p *Periodic) *river.InsertOpts {
+	return &river.InsertOpts{
+		Queue:       PeriodicQueue,
+		MaxAttempts: 1,
+		UniqueOpts: river.UniqueOpts{
+			ByArgs:   true,
+			ByPeriod: max(p.Every/2, time.Second), // River's least
+			ByState: []rivertype.JobState{
+				rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+				rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+			},
 		},
-	},
+	}
 }
 
 // periodicJobs returns River's periodic jobs for ps.
 func periodicJobs(ps []Periodic) []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
-	for _, p := range ps {
-		name := p.Name
-		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(p.Every),
-			func() (river.JobArgs, *river.InsertOpts) { return periodicArgs{Name: name}, periodicInsertOpts },
-			&river.PeriodicJobOpts{ID: name, RunOnStart: true}))
+	for i := range ps {
+		args, opts := periodicArgs{Name: ps[i].Name}, periodicInsertOpts(&ps[i])
+		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(ps[i].Every),
+			func() (river.JobArgs, *river.InsertOpts) { return args, opts },
+			&river.PeriodicJobOpts{ID: args.Name, RunOnStart: true}))
 	}
 	return jobs
 }
@@ -113,10 +137,10 @@ func (w *periodicWorker) find(name string) *Periodic {
 }
 
 func (w *periodicWorker) Timeout(j *river.Job[periodicArgs]) time.Duration {
-	if p := w.find(j.Args.Name); p != nil && p.Timeout > 0 {
-		return p.Timeout
+	if p := w.find(j.Args.Name); p != nil {
+		return p.timeout()
 	}
-	return DefaultPeriodicTimeout
+	return MaxPeriodicTimeout
 }
 
 func (w *periodicWorker) Work(ctx context.Context, j *river.Job[periodicArgs]) error {
@@ -159,8 +183,10 @@ type periodicRun struct {
 	state []byte
 }
 
-// finished returns the newest finished run of name, and the ids of the
-// others still kept.
+// finished returns the newest finished run of name that left a state, and
+// the ids of the others still kept, which are of no more use: older ones,
+// and newer ones that left none (a run of a dead process, discarded by the
+// rescuer, or one that failed before its first state).
 func (w *periodicWorker) finished(ctx context.Context, name string) (last periodicRun, older []int64, err error) {
 	res, err := w.q.client.JobList(ctx, river.NewJobListParams().Kinds(PeriodicKind).
 		States(rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
@@ -173,9 +199,8 @@ func (w *periodicWorker) finished(ctx context.Context, name string) (last period
 		if json.Unmarshal(r.EncodedArgs, &a) != nil || a.Name != name {
 			continue
 		}
-		if last.id == 0 {
-			last.id = r.ID
-			last.state = JobInfo{metadata: r.Metadata}.Output()
+		if state := (JobInfo{metadata: r.Metadata}).Output(); last.id == 0 && state != nil {
+			last = periodicRun{id: r.ID, state: state}
 			continue
 		}
 		older = append(older, r.ID)

@@ -92,6 +92,55 @@ func TestPeriodic(t *testing.T) {
 	}
 }
 
+// TestPeriodicDeadRun: a run that never returns, as one whose process died
+// mid-run stays "running" in the database until the rescuer takes it, does
+// not stop the ticks after it: the runs go on, on the other queue, and get
+// the state the last finished run left.
+func TestPeriodicDeadRun(t *testing.T) {
+	t.Parallel()
+	db := dbURL(t)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var runs, finished int
+	mk := func() *Queue {
+		return open(t, db, Options{Periodic: []Periodic{{Name: "poll", Every: 2 * time.Second, Run: func(ctx context.Context, state []byte) ([]byte, error) {
+			mu.Lock()
+			runs++
+			first := runs == 1
+			mu.Unlock()
+			if first {
+				<-release // deaf to ctx, as a dead process is
+				return nil, nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if n, _ := strconv.Atoi(string(state)); n != finished {
+				t.Errorf("run %d was given the state %q, want %d", runs, state, finished)
+			}
+			finished++
+			return []byte(strconv.Itoa(finished)), nil
+		}}}})
+	}
+	qs := [2]*Queue{mk(), mk()}
+	t.Cleanup(func() { close(release) }) // before the queues stop
+	stuck := time.Now()
+	for _, q := range qs {
+		start(t, q)
+	}
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		n := finished
+		mu.Unlock()
+		if n >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runs finished in %v beside the stuck one, want 3: the stuck run blocks the ticks", n, waitLimit)
+		}
+	}
+	t.Logf("3 runs finished beside the stuck one in %v", time.Since(stuck).Round(100*time.Millisecond))
+}
+
 func TestPeriodicNames(t *testing.T) {
 	run := func(context.Context, []byte) ([]byte, error) { return nil, nil }
 	for _, bad := range []Periodic{
