@@ -291,7 +291,7 @@ func runServe(e *env, s *server) error {
 	}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- hs.Serve(ln) }()
-	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "workers", s.workers, "reply_workers", s.replyWorkers}
+	attrs := []any{"addr", ln.Addr().String(), "db", s.db.String(), "queue_id", q.ID(), "workers", s.workers, "reply_workers", s.replyWorkers}
 	if s.workers > 0 {
 		attrs = append(attrs, "work", s.workDir, "job_timeout", s.jobTimeout, "rescue_after", s.jobTimeout+queue.RescueMargin(s.jobTimeout))
 	}

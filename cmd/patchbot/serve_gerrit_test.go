@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/pgtest"
 	"github.com/patchbot/patchbot/workflow/queue"
 	"github.com/patchbot/patchbot/workflow/review"
 	"github.com/patchbot/patchbot/workflow/serve"
@@ -176,6 +177,21 @@ type serveJob struct {
 	} `json:"errors"`
 }
 
+// queue returns what the process's /api/queue says.
+func (p *serveProc) queue() serve.APIQueue {
+	p.t.Helper()
+	resp, err := http.Get("http://" + p.addr + "/api/queue")
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var q serve.APIQueue
+	if err := json.NewDecoder(resp.Body).Decode(&q); err != nil {
+		p.t.Fatalf("/api/queue: %v", err)
+	}
+	return q
+}
+
 func (p *serveProc) jobs() []serveJob {
 	p.t.Helper()
 	resp, err := http.Get("http://" + p.addr + "/api/jobs")
@@ -328,9 +344,10 @@ func TestServeGerrit(t *testing.T) {
 		t.Cleanup(func() { gs.Abandon(t, strconv.Itoa(cs[0].Number)) })
 		return cs[0].Number
 	}
-	mainTag, killTag := "serve-e2e-"+suffix, "serve-e2e-kill-"+suffix
+	mainTag, killTag, leaderTag := "serve-e2e-"+suffix, "serve-e2e-kill-"+suffix, "serve-e2e-leader-"+suffix
 	asked, strange := newChange(2, mainTag, map[string]string{}), newChange(3, mainTag, map[string]string{})
 	killed := newChange(4, killTag, map[string]string{"w_test.go": serveSlowTest})
+	led := newChange(5, leaderTag, map[string]string{})
 	gerritSay(t, trusted, asked, "Looks right.\n\n/patchbot bench")
 	gerritSay(t, member, asked, "/patchbot freeze")
 	gerritSay(t, stranger, strange, "/patchbot bench")
@@ -393,7 +410,7 @@ serve:
 			t.Logf("%s's log:\n%s", p.name, log)
 		}
 	}
-	t.Logf("set up in %v: changes %d (bench, freeze), %d (a stranger), %d (killed)", time.Since(start).Round(time.Millisecond), asked, strange, killed)
+	t.Logf("set up in %v: changes %d (bench, freeze), %d (a stranger), %d (killed), %d (leader)", time.Since(start).Round(time.Millisecond), asked, strange, killed, led)
 
 	t.Run("replies", func(t *testing.T) {
 		t.Parallel()
@@ -531,5 +548,113 @@ serve:
 		checkLog(k1)
 		checkLog(k2)
 		t.Logf("sigkill: %v; the job done %v after the kill", time.Since(start).Round(time.Millisecond), rescued.Round(time.Millisecond))
+	})
+
+	t.Run("leader", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("waits for a leader's lease to lapse")
+		}
+		t.Parallel()
+		start := time.Now()
+		dir := t.TempDir()
+		db := pgtest.NewDB(t)
+		args := []string{"-config", config(dir, leaderTag), "-db", db, "-listen", "127.0.0.1:0", "-poll", "5s", "-workers", "0", "-reply-workers", "1"}
+		var ps []*serveProc
+		for i := range 3 {
+			// Each its own machine: its own copy of the cursor.
+			penv := append(slices.Clip(env), "XDG_STATE_HOME="+filepath.Join(dir, fmt.Sprintf("state-%d", i)))
+			ps = append(ps, startServeProc(t, fmt.Sprintf("serve L%d", i+1), penv, args...))
+		}
+		// handled returns the messages queued (not as duplicates) by any
+		// of the processes.
+		handled := func() []string {
+			var ls []string
+			for _, p := range ps {
+				for _, l := range p.lines(`"gerrit message"`) {
+					if strings.Contains(l, "duplicate=false") {
+						ls = append(ls, p.name+": "+l)
+					}
+				}
+			}
+			return ls
+		}
+		waitHandled := func(n int, within time.Duration) {
+			t.Helper()
+			for deadline := time.Now().Add(within); len(handled()) < n; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					var logs []string
+					for _, p := range ps {
+						logs = append(logs, fmt.Sprintf("%s:\n%s", p.name, p.log))
+					}
+					t.Fatalf("%d messages handled after %v, want %d:\n%s", len(handled()), within, n, strings.Join(logs, "\n"))
+				}
+			}
+		}
+		// leader returns the process that leads, as the live ones say.
+		leader := func(live []*serveProc) *serveProc {
+			t.Helper()
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+				q := live[0].queue()
+				if q.Leader == nil {
+					continue
+				}
+				for _, p := range live {
+					if strings.Contains(p.log.String(), " queue_id="+q.Leader.ID+" ") {
+						return p
+					}
+				}
+				// A dead process's lease, not yet expired.
+			}
+			t.Fatalf("no live process leads after a minute")
+			return nil
+		}
+
+		gerritSay(t, trusted, led, "/patchbot help")
+		waitHandled(1, time.Minute)
+		// Replied to before the kill: the reply's job is not the dead
+		// process's, to be rescued half an hour later.
+		for deadline := time.Now().Add(time.Minute); patchbotMessages(t, gs, led) < 1; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("change %d: no reply a minute after the first message", led)
+			}
+		}
+		dead := leader(ps)
+		dead.kill()
+		killedAt := time.Now()
+		gerritSay(t, trusted, led, "/patchbot help")
+		waitHandled(2, 2*time.Minute)
+		resumed := time.Since(killedAt)
+		var live []*serveProc
+		for _, p := range ps {
+			if p != dead {
+				live = append(live, p)
+			}
+		}
+		next := leader(live)
+		for deadline := time.Now().Add(time.Minute); patchbotMessages(t, gs, led) < 2; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("change %d: %d replies a minute after the second message, want 2", led, patchbotMessages(t, gs, led))
+			}
+		}
+		time.Sleep(6 * time.Second) // one more poll
+		if n := patchbotMessages(t, gs, led); n != 2 {
+			t.Errorf("change %d has %d messages of patchbot's, want 2: one help reply per message", led, n)
+		}
+		if h := handled(); len(h) != 2 {
+			t.Errorf("%d messages queued, want 2, once each:\n%s", len(h), strings.Join(h, "\n"))
+		}
+		// A poll's run may be on any process: the leader schedules it.
+		t.Logf("leader: %s killed; polling resumed %v after (River's lease is 15 s, tried for every 5-6 s, and a poll at the election); %s leads now",
+			dead.name, resumed.Round(100*time.Millisecond), next.name)
+		if resumed > time.Minute {
+			t.Errorf("polling resumed %v after the leader's death, want about 21 s and a poll", resumed.Round(time.Second))
+		}
+		for _, p := range live {
+			p.stop()
+		}
+		for _, p := range ps {
+			checkLog(p)
+		}
+		t.Logf("leader: %v", time.Since(start).Round(time.Millisecond))
 	})
 }

@@ -149,9 +149,16 @@ func (w *periodicWorker) Work(ctx context.Context, j *river.Job[periodicArgs]) e
 		// Scheduled by a leader with other settings: not this one's.
 		return nil
 	}
+	if busy, err := w.running(ctx, p, j.ID); err != nil {
+		return err // River logs it; the next tick tries again
+	} else if busy {
+		// The last leader's tick and the new one's first, a few seconds
+		// apart: one run is enough.
+		return nil
+	}
 	last, older, err := w.finished(ctx, p.Name)
 	if err != nil {
-		return err // River logs it; the next tick tries again
+		return err
 	}
 	state := last.state
 	next, err := p.Run(ctx, state)
@@ -176,6 +183,34 @@ func (w *periodicWorker) Work(ctx context.Context, j *river.Job[periodicArgs]) e
 	}
 	return nil
 }
+
+// running reports whether an earlier run of p than the run id is running,
+// on a live process: one that started less than p's timeout ago (and a
+// little more, for the clocks of other machines), where a dead process's
+// run has been "running" for longer. Two runs can wait at once when the
+// leader changes: the last one's tick and the new one's at its election,
+// in two halves of an interval (periodicInsertOpts).
+func (w *periodicWorker) running(ctx context.Context, p *Periodic, id int64) (bool, error) {
+	res, err := w.q.client.JobList(ctx, river.NewJobListParams().Kinds(PeriodicKind).
+		States(rivertype.JobStateRunning).First(100))
+	if err != nil {
+		return false, fmt.Errorf("queue: periodic %s: reading the running runs: %w", p.Name, err)
+	}
+	for _, r := range res.Jobs {
+		var a periodicArgs
+		if r.ID >= id || r.AttemptedAt == nil || json.Unmarshal(r.EncodedArgs, &a) != nil || a.Name != p.Name {
+			continue
+		}
+		if time.Since(*r.AttemptedAt) < p.timeout()+periodicClockSlack {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// periodicClockSlack is what running allows for the clocks of the
+// machines on one database.
+const periodicClockSlack = 5 * time.Second
 
 // A periodicRun is a finished run's id and the state it left.
 type periodicRun struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // TestPeriodic runs a periodic task on two queues sharing one database:
@@ -156,5 +157,103 @@ func TestPeriodicNames(t *testing.T) {
 	}
 	if _, err := (&Options{Periodic: []Periodic{{Name: "gerrit-poll:go-review.googlesource.com", Every: time.Second, Run: run}}}).withDefaults(); err != nil {
 		t.Errorf("a poll's name: %v", err)
+	}
+}
+
+// TestLeader: of two queues on one database, Leader names one, the same
+// from either; when it stops, the other.
+func TestLeader(t *testing.T) {
+	t.Parallel()
+	db := dbURL(t)
+	noop := []Periodic{{Name: "noop", Every: time.Minute, Run: func(context.Context, []byte) ([]byte, error) { return nil, nil }}}
+	qs := [2]*Queue{open(t, db, Options{Periodic: noop}), open(t, db, Options{Periodic: noop})}
+	if qs[0].ID() == qs[1].ID() {
+		t.Fatalf("two queues with the ID %s", qs[0].ID())
+	}
+	if l, ok, err := qs[0].Leader(t.Context()); err != nil || ok {
+		t.Fatalf("Leader before any queue started: %+v, %v, %v; want none", l, ok, err)
+	}
+	// waitLeader waits until q says that one of want leads, and returns
+	// which.
+	waitLeader := func(q *Queue, want ...*Queue) int {
+		t.Helper()
+		for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			l, ok, err := q.Leader(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range want {
+				if ok && l.ID == w.ID() {
+					if !l.ExpiresAt.After(l.ElectedAt) {
+						t.Errorf("leader %+v: its lease expires before it was elected", l)
+					}
+					return i
+				}
+			}
+		}
+		t.Fatalf("no leader among %d queues after %v", len(want), waitLimit)
+		return 0
+	}
+	for _, q := range qs {
+		start(t, q)
+	}
+	i := waitLeader(qs[0], qs[0], qs[1])
+	if j := waitLeader(qs[1], qs[0], qs[1]); j != i {
+		t.Errorf("queue 0 says %s leads, queue 1 says %s", qs[i].ID(), qs[j].ID())
+	}
+	if err := qs[i].Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	waitLeader(qs[1-i], qs[1-i])
+}
+
+// TestPeriodicOneAtATime: two runs waiting at once, as when the leader
+// changes (the last one's tick and the new one's first), are not run at
+// once: the later one, finding the earlier running, does nothing.
+func TestPeriodicOneAtATime(t *testing.T) {
+	t.Parallel()
+	db := dbURL(t)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	mk := func() *Queue {
+		return open(t, db, Options{Periodic: []Periodic{{Name: "poll", Every: time.Hour, Run: func(ctx context.Context, state []byte) ([]byte, error) {
+			calls.Add(1)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return []byte(`"x"`), nil
+		}}}})
+	}
+	qs := [2]*Queue{mk(), mk()}
+	for _, q := range qs {
+		start(t, q)
+	}
+	defer close(release)
+	for deadline := time.Now().Add(waitLimit); calls.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run did not start")
+		}
+	}
+	// A second run, beside the first: taken by the other queue, whose
+	// periodic worker is free.
+	res, err := qs[0].client.Insert(t.Context(), periodicArgs{Name: "poll"}, &river.InsertOpts{Queue: PeriodicQueue, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(20 * time.Millisecond) {
+		js, err := qs[0].client.JobList(t.Context(), river.NewJobListParams().Kinds(PeriodicKind).States(rivertype.JobStateCompleted))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(js.Jobs) == 1 && js.Jobs[0].ID == res.Job.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second run was not done in %v", waitLimit)
+		}
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d runs at once, want 1", n)
 	}
 }

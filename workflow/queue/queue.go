@@ -230,6 +230,7 @@ type Queue struct {
 	db     DB
 	opts   Options
 	client engine
+	leader func(context.Context) (*riverdriver.Leader, error)
 	close  func() error // the database
 
 	mu       sync.Mutex
@@ -248,6 +249,7 @@ type engine interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
+	ID() string
 }
 
 var _ engine = (*river.Client[*sql.Tx])(nil)
@@ -343,7 +345,46 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 		cfg.Queues[PeriodicQueue] = river.QueueConfig{MaxWorkers: 1}
 		cfg.PeriodicJobs = periodicJobs(o.Periodic)
 	}
-	return river.NewClient(driver, cfg)
+	client, err := river.NewClient(driver, cfg)
+	if err != nil {
+		return nil, err
+	}
+	q.leader = func(ctx context.Context) (*riverdriver.Leader, error) {
+		return client.Driver().GetExecutor().LeaderGetElectedLeader(ctx, &riverdriver.LeaderGetElectedLeaderParams{Schema: client.Schema()})
+	}
+	return client, nil
+}
+
+// ID is the queue's name among the processes on its database: River's
+// client id, the host's name and the time the queue was opened. It names
+// the process in the leader's place (Leader) and in a job's attempts.
+func (q *Queue) ID() string { return q.client.ID() }
+
+// A Leader is the process that leads the queues on a database, as River
+// elected it: it schedules the periodic runs (Options.Periodic) and
+// rescues the jobs of dead processes. Its lease is renewed every 5 s or so;
+// when it is not (the process died), another queue is elected once it has
+// expired.
+type Leader struct {
+	ID        string    `json:"id"` // the leader's Queue.ID
+	ElectedAt time.Time `json:"elected_at"`
+	ExpiresAt time.Time `json:"expires_at"` // of its lease, unless renewed
+}
+
+// Leader returns the queue that leads now, and false when none does: no
+// started queue is on the database, or the last leader's lease expired
+// (the process died) and no other has been elected yet.
+func (q *Queue) Leader(ctx context.Context) (Leader, bool, error) {
+	l, err := q.leader(ctx)
+	switch {
+	case errors.Is(err, rivertype.ErrNotFound):
+		return Leader{}, false, nil
+	case err != nil:
+		return Leader{}, false, fmt.Errorf("queue: reading the leader: %w", err)
+	case !l.ExpiresAt.After(time.Now()):
+		return Leader{}, false, nil
+	}
+	return Leader{ID: l.LeaderID, ElectedAt: l.ElectedAt, ExpiresAt: l.ExpiresAt}, true, nil
 }
 
 // DB is the database the queue is in.

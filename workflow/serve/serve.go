@@ -20,7 +20,7 @@
 // that they are posted once by the same code path as every other reply,
 // survive a restart, and cost the webhook no write to GitHub.
 //
-// GET /healthz, GET /api/jobs and GET / (a status page without JavaScript)
+// GET /healthz, GET /api/jobs, GET /api/queue and GET / (a status page without JavaScript)
 // read the queue.
 package serve
 
@@ -65,6 +65,8 @@ type Queue interface {
 	Insert(ctx context.Context, a *queue.Args) (queue.InsertResult, error)
 	Jobs(ctx context.Context, limit int) ([]queue.JobInfo, error)
 	Depth(ctx context.Context, limit int) (int, error)
+	ID() string
+	Leader(ctx context.Context) (queue.Leader, bool, error)
 }
 
 var _ Queue = (*queue.Queue)(nil)
@@ -123,6 +125,7 @@ type Config struct {
 //	POST /webhook/github  GitHub's deliveries
 //	GET  /healthz         200 when the queue answers
 //	GET  /api/jobs        the recent jobs, as JSON (?limit=N, at most 1000)
+//	GET  /api/queue       this process and the leader among those on the queue, as JSON
 //	GET  /                the status page
 type Handler struct {
 	cfg  Config
@@ -166,6 +169,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("POST /webhook/github", h.webhook)
 	h.mux.HandleFunc("GET /healthz", h.healthz)
 	h.mux.HandleFunc("GET /api/jobs", h.apiJobs)
+	h.mux.HandleFunc("GET /api/queue", h.apiQueue)
 	h.mux.HandleFunc("GET /{$}", h.status)
 	return h, nil
 }

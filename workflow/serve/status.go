@@ -78,11 +78,16 @@ func (h *Handler) apiJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, a)
 	}
+	writeJSON(w, out)
+}
+
+// writeJSON writes v as the answer, indented.
+func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	enc.Encode(out)
+	enc.Encode(v)
 }
 
 // result returns what a finished job left, or nil.
@@ -96,6 +101,36 @@ func (h *Handler) result(ctx context.Context, j queue.JobInfo) *Result {
 		return nil
 	}
 	return res
+}
+
+// An APIQueue is what GET /api/queue says of the queue: which process
+// this is and which leads, among those on the queue's database, so that a
+// monitor can tell that one leads (polls Gerrit, rescues the jobs of dead
+// processes) and which.
+type APIQueue struct {
+	Process string        `json:"process"` // this process's name on the queue (queue.Queue.ID)
+	Leader  *queue.Leader `json:"leader"`  // null while none leads: none is up, or the last died and its lease is running out
+	Depth   int           `json:"depth"`   // jobs waiting or running, counted up to MaxAPIJobs
+}
+
+// apiQueue serves GET /api/queue.
+func (h *Handler) apiQueue(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
+	defer cancel()
+	q := APIQueue{Process: h.cfg.Queue.ID()}
+	l, ok, err := h.cfg.Queue.Leader(ctx)
+	if ok {
+		q.Leader = &l
+	}
+	if err == nil {
+		q.Depth, err = h.cfg.Queue.Depth(ctx, MaxAPIJobs)
+	}
+	if err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "api/queue", slog.String("error", err.Error()))
+		http.Error(w, "queue: not answering", http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, &q)
 }
 
 // The status page's data.

@@ -218,3 +218,41 @@ func TestStatusEmpty(t *testing.T) {
 		t.Errorf("/api/jobs without results:\n%s", w.Body)
 	}
 }
+
+// TestAPIQueue: /api/queue names this process and the leader: none while
+// no queue on the database has started, this one once it has and has been
+// elected.
+func TestAPIQueue(t *testing.T) {
+	get := func(e *env) APIQueue {
+		t.Helper()
+		w := e.serve(httptest.NewRequest("GET", "/api/queue", nil))
+		var q APIQueue
+		if w.Code != 200 || w.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("/api/queue: %d %s %q", w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &q); err != nil {
+			t.Fatalf("/api/queue: %v: %s", err, w.Body)
+		}
+		return q
+	}
+	idle := newEnv(t, false, nil)
+	if q := get(idle); q.Process != idle.q.ID() || q.Leader != nil || q.Depth != 0 {
+		t.Errorf("a queue not started: %+v, want process %s, no leader", q, idle.q.ID())
+	}
+	e := newEnv(t, true, nil)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		q := get(e)
+		if q.Process != e.q.ID() {
+			t.Fatalf("process %q, want %q", q.Process, e.q.ID())
+		}
+		if q.Leader != nil {
+			if q.Leader.ID != e.q.ID() || q.Leader.ExpiresAt.Before(q.Leader.ElectedAt) {
+				t.Errorf("leader %+v, want this process, %s", q.Leader, e.q.ID())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no leader 30 s after the queue started")
+		}
+	}
+}
