@@ -60,9 +60,11 @@ var cmdServe = &command{
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
 secret in ` + serve.EnvWebhookSecret + `, which it refuses to start without) and
-serves the status endpoints (/healthz, /api/jobs, /); when the configuration
-names a Gerrit server (review.gerrit), it polls it every -poll for new review
-messages on the changes of serve.gerrit.query. A /patchbot command from a
+serves the status endpoints (/healthz, /api/jobs, /api/queue, /); when the
+configuration names a Gerrit server (review.gerrit), it polls it every -poll
+for new review messages on the changes of serve.gerrit.query (one process
+at a time of those on the same -db: the queue's elected leader schedules the
+polls). A /patchbot command from a
 reviewer who may ask (the serve section of the configuration) becomes a job
 in the queue at -db, bound to the revision it was written on; -workers
 workers run the jobs (bench, freeze), in work areas under -work, and reply
