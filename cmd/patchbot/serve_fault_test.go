@@ -25,7 +25,8 @@ import (
 )
 
 // The tests in this file run 'patchbot serve' in-process, as
-// TestServeGitHub does, and talk to it only as GitHub would: signed
+// TestServeGitHub does (TestServeLoad also as several processes on one
+// PostgreSQL, startLoadProcs), and talk to it only as GitHub would: signed
 // deliveries over loopback to its HTTP server, a fake GitHub API
 // (reviewtest) that its reads and its workers' replies go to, and a
 // directory of bare repositories as GitHub's git. They break the fake
@@ -155,18 +156,6 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	return f
 }
 
-// another starts one more command beside f's, as another machine would
-// run it: on the same queue database, the same GitHub and repositories,
-// with a work directory and a port of its own.
-func (f *serveFixture) another() *serveFixture {
-	f.tb.Helper()
-	g := *f
-	g.stderr, g.code, g.done, g.addr = &syncBuffer{}, make(chan int, 1), false, ""
-	g.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
-	g.start()
-	return &g
-}
-
 // start runs the command with f's arguments and a work directory of its
 // own, and waits until it serves.
 func (f *serveFixture) start() {
@@ -216,14 +205,21 @@ func (f *serveFixture) stop() {
 	case <-time.After(90 * time.Second):
 		f.tb.Fatalf("serve did not stop:\n%s", f.stderr.String())
 	}
-	log := f.stderr.String()
-	for _, s := range []string{serveSecret, serveToken, "sha256="} {
-		if strings.Contains(log, s) {
-			f.tb.Errorf("the log holds %q", s)
-		}
-	}
+	wantNoCredentials(f.tb, "serve", f.stderr.String())
 	if s := f.fake.Stray(); len(s) > 0 {
 		f.tb.Errorf("requests outside the API prefix: %v", s)
+	}
+}
+
+// wantNoCredentials checks that the log of a serve on a fixture's fake
+// GitHub (startServeOn's environment) holds neither the webhook secret nor
+// the token, nor a signature.
+func wantNoCredentials(tb testing.TB, name, log string) {
+	tb.Helper()
+	for _, s := range []string{serveSecret, serveToken, "sha256="} {
+		if strings.Contains(log, s) {
+			tb.Errorf("%s's log holds %q", name, s)
+		}
 	}
 }
 
@@ -265,9 +261,16 @@ func signedDelivery(id string, c ghComment) delivery {
 	return delivery{id: id, event: "issue_comment", body: body, sig: serve.Sign([]byte(serveSecret), body)}
 }
 
-// post sends d and returns the status and the one-line answer.
+// post sends d to the command and returns the status and the one-line
+// answer.
 func (f *serveFixture) post(d delivery) (int, string, error) {
-	req, err := http.NewRequest("POST", "http://"+f.addr+"/webhook/github", bytes.NewReader(d.body))
+	return f.postTo(f.addr, d)
+}
+
+// postTo is post to the webhook of the serve at addr (host:port), another
+// process on f's queue and fake GitHub, with f's client.
+func (f *serveFixture) postTo(addr string, d delivery) (int, string, error) {
+	req, err := http.NewRequest("POST", "http://"+addr+"/webhook/github", bytes.NewReader(d.body))
 	if err != nil {
 		return 0, "", err
 	}
@@ -858,15 +861,16 @@ type loadResult struct {
 // goroutine of its own at that interval (an open loop, as GitHub sends).
 // The results are in the deliveries' order.
 func (f *serveFixture) sendLoad(ds []delivery, clients int, pace time.Duration) []loadResult {
-	return f.sendLoadTo(ds, clients, pace, func(int) *serveFixture { return f })
+	return f.sendLoadTo(ds, clients, pace, func(int) string { return f.addr })
 }
 
-// sendLoadTo is sendLoad sending delivery i to the command to(i).
-func (f *serveFixture) sendLoadTo(ds []delivery, clients int, pace time.Duration, to func(i int) *serveFixture) []loadResult {
+// sendLoadTo is sendLoad sending delivery i to the serve at the address
+// to(i) (postTo).
+func (f *serveFixture) sendLoadTo(ds []delivery, clients int, pace time.Duration, to func(i int) string) []loadResult {
 	out := make([]loadResult, len(ds))
 	do := func(i int) {
 		start := time.Now()
-		status, text, err := to(i).post(ds[i])
+		status, text, err := f.postTo(to(i), ds[i])
 		if err != nil {
 			f.tb.Errorf("delivery %s: %v", ds[i].id, err)
 			return
@@ -911,54 +915,72 @@ func percentile(rs []loadResult, p int) time.Duration {
 	return ls[min(len(ls)-1, len(ls)*p/100)]
 }
 
-// TestServeLoad delivers 1,000 events (200 with -short) to the running
-// command from 8 clients at once, 10% redeliveries and 10% badly signed, while its workers
-// reply, and checks that exactly the right jobs are queued (in /api/jobs,
-// and on disk after the command stopped), that each is done on its first
-// attempt and replied to once, and that the log has one line per delivery.
+// TestServeLoad delivers 1,000 events (200 with -short) to 'patchbot
+// serve' from 8 clients at once, 10% redeliveries and 10% badly signed,
+// while its workers reply, and checks that exactly the right jobs are
+// queued (in /api/jobs, and on disk after serve stopped), that each is
+// done on its first attempt and replied to once, and that the logs have
+// one line per delivery.
 //
-// On PostgreSQL it runs again with three commands on the one database, as
-// three machines would run them (in this process: separate servers, River
-// clients and workers, one environment): the deliveries are spread over
-// them in turn, and each redelivery goes to another command than the one
-// that had its first delivery, where the in-memory redelivery check does
-// not know it and the queue's uniqueness must.
+// It runs on SQLite and on PostgreSQL with the command in this process,
+// then on PostgreSQL with two and with three serve processes on the one
+// database, as machines would run them (startLoadProcs): the deliveries
+// are spread over the processes in turn, and each redelivery goes to
+// another process than the one that had its first delivery, where that
+// process's in-memory redelivery check does not know it and the queue's
+// uniqueness must.
 func TestServeLoad(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { testServeLoad(t, "", 1) })
-	t.Run("postgres", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 1) })
-	t.Run("postgres-3", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 3) })
+	t.Run("sqlite", func(t *testing.T) { testServeLoad(t, "", 0) })
+	t.Run("postgres", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 0) })
+	t.Run("postgres-2-processes", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 2) })
+	t.Run("postgres-3-processes", func(t *testing.T) { testServeLoad(t, pgtest.NewDB(t), 3) })
 }
 
 // testServeLoad is TestServeLoad on the queue at the -db URL db ("": a
-// SQLite file), with that many commands on it.
-func testServeLoad(t *testing.T, db string, commands int) {
+// SQLite file): with procs 0, to the fixture's command, which works the
+// jobs; otherwise to that many serve processes on the queue, which work
+// them, while the fixture's command, with no workers and sent nothing,
+// only lists the jobs.
+func testServeLoad(t *testing.T, db string, procs int) {
 	n := 1000
 	if testing.Short() {
 		n = 200 // scripts/test's race pass
 	}
 	prs := freezePRs(n)
-	f := startServeOn(t, db, serveLoadWorkers, prs...)
-	fs := []*serveFixture{f}
-	for range commands - 1 {
-		fs = append(fs, f.another())
+	workers := serveLoadWorkers
+	if procs > 0 {
+		workers = 0
 	}
-	first := map[string]int{} // delivery id → the command its first went to
+	f := startServeOn(t, db, workers, prs...)
+	// Where the deliveries go, and the logs their lines are in.
+	addrs, logs, what := []string{f.addr}, []*syncBuffer{f.stderr}, "command"
+	ps := startLoadProcs(t, f, procs)
+	if procs > 0 {
+		addrs, logs, what = nil, nil, "processes"
+		for _, p := range ps {
+			addrs = append(addrs, p.addr)
+			logs = append(logs, p.log)
+		}
+	}
+	first := map[string]int{} // delivery id → the serve its first went to
 	cases := serveLoad(n, func(int) string { return f.head })
 	ds, want := loadDeliveries(cases)
 
-	route := make([]*serveFixture, len(ds))
+	route := make([]string, len(ds))
+	routed := map[string]int{} // address → how many deliveries go there
 	for i, d := range ds {
 		c, again := first[d.id]
 		if !again {
-			c = i % len(fs)
+			c = i % len(addrs)
 			first[d.id] = c
 		} else {
-			c = (c + 1) % len(fs)
+			c = (c + 1) % len(addrs)
 		}
-		route[i] = fs[c]
+		route[i] = addrs[c]
+		routed[addrs[c]]++
 	}
 	start := time.Now()
-	results := f.sendLoadTo(ds, 8, 0, func(i int) *serveFixture { return route[i] })
+	results := f.sendLoadTo(ds, 8, 0, func(i int) string { return route[i] })
 	sent := time.Since(start)
 	status := map[int]int{}
 	for i, r := range results {
@@ -1004,16 +1026,31 @@ func testServeLoad(t *testing.T, db string, commands int) {
 	if n := f.fake.Count("PATCH "); n != 0 {
 		t.Errorf("%d comments edited, want none", n)
 	}
-	lines := 0
-	for _, g := range fs {
-		lines += strings.Count(g.stderr.String(), " msg=webhook ")
+	// One webhook line per delivery, in the log of the serve it went to;
+	// one start per job, in the log of whichever serve ran it.
+	lines, started, split := 0, 0, []string{}
+	for i, l := range logs {
+		log := l.String()
+		k := strings.Count(log, " msg=webhook ")
+		if k != routed[addrs[i]] {
+			t.Errorf("%d webhook log lines in the log of the serve at %s, sent %d deliveries", k, addrs[i], routed[addrs[i]])
+		}
+		lines += k
+		k = strings.Count(log, ` msg="job started" `)
+		started += k
+		split = append(split, fmt.Sprint(k))
 	}
 	if lines != n {
 		t.Errorf("%d webhook log lines for %d deliveries", lines, n)
 	}
-	for _, g := range fs {
-		g.stop()
+	if started != len(want) {
+		t.Errorf("%d jobs started, by the logs (%s), want %d, each once", started, strings.Join(split, "+"), len(want))
 	}
+	for _, p := range ps {
+		p.stop()
+		wantNoCredentials(t, p.name, p.log.String())
+	}
+	f.stop()
 	stored := f.storedJobs()
 	if len(stored) != len(want) {
 		t.Errorf("the queue's database holds %d jobs, want %d", len(stored), len(want))
@@ -1023,8 +1060,28 @@ func testServeLoad(t *testing.T, db string, commands int) {
 			t.Errorf("stored job %d: %s, %s", j.ID, id, j.State)
 		}
 	}
-	t.Logf("%d deliveries to %d commands in %v (%.0f/s, p50 %v, p99 %v); %d jobs, all replied to, %v after the first delivery",
-		n, len(fs), sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99), len(want), drained.Round(time.Millisecond))
+	t.Logf("%d deliveries to %d %s in %v (%.0f/s, p50 %v, p99 %v); %d jobs (run by each: %s), all replied to, %v after the first delivery",
+		n, len(addrs), what, sent.Round(time.Millisecond), float64(n)/sent.Seconds(), percentile(results, 50), percentile(results, 99),
+		len(want), strings.Join(split, ", "), drained.Round(time.Millisecond))
+}
+
+// startLoadProcs starts n 'patchbot serve' processes (startServeProc) on
+// f's queue, fake GitHub and repositories, as n machines would run them:
+// each with serveLoadWorkers workers and reply workers, a work directory
+// and a port of its own. They take the environment startServeOn set (the
+// secret, the token, the fake's URL, HOME and the XDG directories), and
+// serveGitHubURL from envServeGitHubURL.
+func startLoadProcs(t *testing.T, f *serveFixture, n int) []*serveProc {
+	t.Helper()
+	env := append(os.Environ(), envServeGitHubURL+"="+f.gh)
+	w := fmt.Sprint(serveLoadWorkers)
+	var ps []*serveProc
+	for i := range n {
+		ps = append(ps, startServeProc(t, fmt.Sprintf("serve %d", i+1), env,
+			"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", f.db,
+			"-workers", w, "-reply-workers", w, "-unsafe-no-sandbox", "-work", t.TempDir()))
+	}
+	return ps
 }
 
 // serveLoadWorkers is TestServeLoad's -workers. River gives a worker its
