@@ -279,8 +279,74 @@ func rewindCursor(t *testing.T, dir string) {
 	}
 }
 
+// A gerritBranch is a branch of the test Gerrit's project that holds
+// serveModule, and the local repository in which a test makes its changes
+// on it, each one commit on the branch.
+type gerritBranch struct {
+	gs     gerrittest.Server
+	name   string
+	suffix string // the test's own hex digits, which begin its Change-Ids
+	src    string // the local repository
+	base   string // the branch's commit
+}
+
+// newGerritBranch pushes serveModule to a new branch of the test project.
+func newGerritBranch(t *testing.T, gs gerrittest.Server, name, suffix string) *gerritBranch {
+	t.Helper()
+	b := &gerritBranch{gs: gs, name: name, suffix: suffix, src: t.TempDir()}
+	gs.Git(t, b.src, "init", "-q", "-b", "master")
+	b.write(t, serveModule)
+	gs.Git(t, b.src, "add", "-A")
+	gs.Git(t, b.src, "commit", "-q", "-m", "base")
+	b.base = gs.Git(t, b.src, "rev-parse", "HEAD")
+	gs.Git(t, b.src, "push", "-q", b.remote(), "HEAD:refs/heads/"+name)
+	return b
+}
+
+func (b *gerritBranch) remote() string { return b.gs.URL + "/a/" + b.gs.Project }
+
+func (b *gerritBranch) write(t *testing.T, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(b.src, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// change pushes a change to the branch, with the hashtag, that sets N to
+// n (which makes its Change-Id) and writes files, and returns its number.
+// The change is abandoned when the test ends, for the other tests that
+// read open changes on the shared server.
+func (b *gerritBranch) change(t *testing.T, n int, hashtag string, files map[string]string) int {
+	t.Helper()
+	b.gs.Git(t, b.src, "reset", "-q", "--hard", b.base)
+	b.write(t, map[string]string{"n.go": fmt.Sprintf("package w\n\nconst N = %d\n", n)})
+	b.write(t, files)
+	changeID := fmt.Sprintf("I%s%0*x", b.suffix, 40-len(b.suffix), n)
+	b.gs.Git(t, b.src, "commit", "-q", "-am", fmt.Sprintf("w: N is %d\n\nChange-Id: %s", n, changeID))
+	b.gs.Git(t, b.src, "push", "-q", b.remote(), "HEAD:refs/for/"+b.name+"%hashtag="+hashtag)
+	cs := b.gs.Changes(t, "change:"+changeID)
+	if len(cs) != 1 {
+		t.Fatalf("%d changes with Change-Id %s", len(cs), changeID)
+	}
+	t.Cleanup(func() { b.gs.Abandon(t, strconv.Itoa(cs[0].Number)) })
+	return cs[0].Number
+}
+
+// serveGerritConfig is the serve section of a configuration for the test
+// Gerrit: the group's members (none for "") and the trusted account may
+// ask, on the open changes with the hashtag.
+func serveGerritConfig(group, trusted, hashtag string) string {
+	s := "serve:\n  gerrit:\n"
+	if group != "" {
+		s += "    group: " + group + "\n"
+	}
+	return s + "    trusted: [" + trusted + "]\n    query: hashtag:" + hashtag + " status:open\n"
+}
+
 // TestServeGerrit runs 'patchbot serve' end to end against the real test
-// Gerrit (skipped without it), in two parts that run at once, each with
+// Gerrit (skipped without it), in three parts that run at once, each with
 // its own queue, changes and hashtag (serve.gerrit.query):
 //
 //   - replies: /patchbot bench by a trusted account and /patchbot freeze by
@@ -296,6 +362,10 @@ func rewindCursor(t *testing.T, dir string) {
 //     first benchmark runs; a new serve on the same queue rescues it once
 //     the dead one's leadership has lapsed and the job's -job-timeout and
 //     margin have passed, runs it again (attempt 2) and replies once.
+//   - leader: three serve processes on one PostgreSQL poll; the one that
+//     leads (/api/queue) is killed with SIGKILL; the next message is
+//     queued by a survivor once the dead one's lease has lapsed, and each
+//     message is queued and replied to once.
 func TestServeGerrit(t *testing.T) {
 	gs := gerrittest.Get(t)
 	start := time.Now()
@@ -311,43 +381,11 @@ func TestServeGerrit(t *testing.T) {
 	gs.Do(t, "PUT", "/groups/"+group+"/members/"+member.User, nil, nil)
 
 	// The branch holds the module; each change is one commit on it.
-	remote := gs.URL + "/a/" + gs.Project
-	src := t.TempDir()
-	gs.Git(t, src, "init", "-q", "-b", "master")
-	for name, data := range serveModule {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gs.Git(t, src, "add", "-A")
-	gs.Git(t, src, "commit", "-q", "-m", "base")
-	base := gs.Git(t, src, "rev-parse", "HEAD")
-	gs.Git(t, src, "push", "-q", remote, "HEAD:refs/heads/"+branch)
-	newChange := func(n int, hashtag string, files map[string]string) int {
-		t.Helper()
-		gs.Git(t, src, "reset", "-q", "--hard", base)
-		files["n.go"] = fmt.Sprintf("package w\n\nconst N = %d\n", n)
-		for name, data := range files {
-			if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o666); err != nil {
-				t.Fatal(err)
-			}
-		}
-		changeID := fmt.Sprintf("I%s%032x", suffix, n)
-		gs.Git(t, src, "commit", "-q", "-am", fmt.Sprintf("w: N is %d\n\nChange-Id: %s", n, changeID))
-		gs.Git(t, src, "push", "-q", remote, "HEAD:refs/for/"+branch+"%hashtag="+hashtag)
-		cs := gs.Changes(t, "change:"+changeID)
-		if len(cs) != 1 {
-			t.Fatalf("%d changes with Change-Id %s", len(cs), changeID)
-		}
-		// Closed when the test ends, for the other tests that read open
-		// changes on the shared server.
-		t.Cleanup(func() { gs.Abandon(t, strconv.Itoa(cs[0].Number)) })
-		return cs[0].Number
-	}
+	br := newGerritBranch(t, gs, branch, suffix)
 	mainTag, killTag, leaderTag := "serve-e2e-"+suffix, "serve-e2e-kill-"+suffix, "serve-e2e-leader-"+suffix
-	asked, strange := newChange(2, mainTag, map[string]string{}), newChange(3, mainTag, map[string]string{})
-	killed := newChange(4, killTag, map[string]string{"w_test.go": serveSlowTest})
-	led := newChange(5, leaderTag, map[string]string{})
+	asked, strange := br.change(t, 2, mainTag, nil), br.change(t, 3, mainTag, nil)
+	killed := br.change(t, 4, killTag, map[string]string{"w_test.go": serveSlowTest})
+	led := br.change(t, 5, leaderTag, nil)
 	gerritSay(t, trusted, asked, "Looks right.\n\n/patchbot bench")
 	gerritSay(t, member, asked, "/patchbot freeze")
 	gerritSay(t, stranger, strange, "/patchbot bench")
@@ -386,12 +424,7 @@ run:
 freeze:
   branches: [master, %s]
   live: {gerrit: "", github: "", downloads: ""}
-serve:
-  gerrit:
-    group: %s
-    trusted: [%s]
-    query: hashtag:%s status:open
-`, gs.URL, branch, group, trusted.User, hashtag)
+`, gs.URL, branch) + serveGerritConfig(group, trusted.User, hashtag)
 		file := filepath.Join(dir, "patchbot.yaml")
 		if err := os.WriteFile(file, []byte(cfg), 0o666); err != nil {
 			t.Fatal(err)
