@@ -19,12 +19,14 @@ import (
 // up to 6 s more until the next attempt at election) and takes the
 // schedule over, with a run at once.
 //
-// Runs do not overlap: one is over by the next tick (its Timeout), and a
-// tick finds the run before it waiting or running is skipped. A run whose
-// process died stays "running" in the database until River's rescuer takes
-// it (Options.RescueAfter, 35 minutes by default); it blocks no later tick
-// but its own, because a run is unique within half an interval (River's
-// UniqueOpts.ByPeriod), not for as long as it is running.
+// Runs do not overlap: a run is over by the next tick (its Timeout); a
+// tick that finds the run before it still waiting or running is skipped;
+// and a run that finds an earlier one running on a live process, as when
+// the leader changed between two ticks, does nothing. A run whose process
+// died stays "running" in the database until River's rescuer takes it
+// (Options.RescueAfter, 35 minutes by default), but holds up the next run
+// by its Timeout and a few seconds at most: a run is unique within half
+// an interval (River's UniqueOpts.ByPeriod), not for as long as it runs.
 type Periodic struct {
 	Name  string // unique among a queue's Periodic
 	Every time.Duration
