@@ -295,9 +295,29 @@ func TestModuleDownload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module twice")
 	}
-	proxy := filepath.Join(strings.TrimSpace(goEnv(t, "GOMODCACHE")), "cache", "download")
-	if _, err := os.Stat(filepath.Join(proxy, "github.com", "google", "go-cmp", "@v", "v0.7.0.zip")); err != nil {
-		t.Skip("go-cmp v0.7.0 is not in the module cache: go mod download github.com/google/go-cmp")
+	// A module proxy of one module, made from the module cache, where a
+	// build (patchbot's own tests use go-cmp) leaves its .mod and .zip
+	// but not always the .info that a proxy must have too.
+	cached := filepath.Join(strings.TrimSpace(goEnv(t, "GOMODCACHE")), "cache", "download", "github.com", "google", "go-cmp", "@v")
+	proxy := t.TempDir()
+	at := filepath.Join(proxy, "github.com", "google", "go-cmp", "@v")
+	if err := os.MkdirAll(at, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"v0.7.0.mod", "v0.7.0.zip"} {
+		data, err := os.ReadFile(filepath.Join(cached, name))
+		if err != nil {
+			t.Skipf("go-cmp v0.7.0 is not in the module cache (go mod download github.com/google/go-cmp): %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(at, "v0.7.0.info"), []byte(`{"Version":"v0.7.0"}`), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(at, "list"), []byte("v0.7.0\n"), 0o666); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("GOPROXY", "file://"+proxy)
 	t.Setenv("GOSUMDB", "off")
