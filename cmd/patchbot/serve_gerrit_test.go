@@ -611,51 +611,37 @@ freeze:
 			}
 			return ls
 		}
-		waitHandled := func(n int, within time.Duration) {
-			t.Helper()
-			for deadline := time.Now().Add(within); len(handled()) < n; time.Sleep(100 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					var logs []string
-					for _, p := range ps {
-						logs = append(logs, fmt.Sprintf("%s:\n%s", p.name, p.log))
-					}
-					t.Fatalf("%d messages handled after %v, want %d:\n%s", len(handled()), within, n, strings.Join(logs, "\n"))
-				}
-			}
-		}
-		// leader returns the process that leads, as the live ones say.
+		// leader returns the process that leads, as the live ones say,
+		// once one does: not a dead one whose lease runs on.
 		leader := func(live []*serveProc) *serveProc {
 			t.Helper()
-			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			var p *serveProc
+			waitUntil(t, time.Minute, "a live process leading", func() bool {
 				q := live[0].queue()
-				if q.Leader == nil {
-					continue
-				}
-				for _, p := range live {
-					if strings.Contains(p.log.String(), " queue_id="+q.Leader.ID+" ") {
-						return p
+				for _, l := range live {
+					if q.Leader != nil && strings.Contains(l.log.String(), " queue_id="+q.Leader.ID+" ") {
+						p = l
+						return true
 					}
 				}
-				// A dead process's lease, not yet expired.
-			}
-			t.Fatalf("no live process leads after a minute")
-			return nil
+				return false
+			}, ps...)
+			return p
+		}
+		replies := func(n int) func() bool {
+			return func() bool { return patchbotMessages(t, gs, led) >= n }
 		}
 
 		gerritSay(t, trusted, led, "/patchbot help")
-		waitHandled(1, time.Minute)
+		waitUntil(t, time.Minute, "the first message queued", func() bool { return len(handled()) >= 1 }, ps...)
 		// Replied to before the kill: the reply's job is not the dead
 		// process's, to be rescued half an hour later.
-		for deadline := time.Now().Add(time.Minute); patchbotMessages(t, gs, led) < 1; time.Sleep(200 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("change %d: no reply a minute after the first message", led)
-			}
-		}
+		waitUntil(t, time.Minute, "a reply to the first message", replies(1), ps...)
 		dead := leader(ps)
 		dead.kill()
 		killedAt := time.Now()
 		gerritSay(t, trusted, led, "/patchbot help")
-		waitHandled(2, 2*time.Minute)
+		waitUntil(t, 2*time.Minute, "the second message queued", func() bool { return len(handled()) >= 2 }, ps...)
 		resumed := time.Since(killedAt)
 		var live []*serveProc
 		for _, p := range ps {
@@ -664,11 +650,7 @@ freeze:
 			}
 		}
 		next := leader(live)
-		for deadline := time.Now().Add(time.Minute); patchbotMessages(t, gs, led) < 2; time.Sleep(200 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("change %d: %d replies a minute after the second message, want 2", led, patchbotMessages(t, gs, led))
-			}
-		}
+		waitUntil(t, time.Minute, "a reply to the second message", replies(2), ps...)
 		time.Sleep(6 * time.Second) // one more poll
 		if n := patchbotMessages(t, gs, led); n != 2 {
 			t.Errorf("change %d has %d messages of patchbot's, want 2: one help reply per message", led, n)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,23 +110,30 @@ func TestServePostgresRestart(t *testing.T) {
 	f.stop()
 }
 
-// firstToLog waits until one of ps logs want, and returns which.
-func firstToLog(t *testing.T, within time.Duration, want string, ps ...*serveProc) int {
+// waitUntil polls ok until it is true, for at most within, and fails the
+// test otherwise, saying what did not happen, with the logs of ps.
+func waitUntil(t *testing.T, within time.Duration, what string, ok func() bool, ps ...*serveProc) {
 	t.Helper()
-	for deadline := time.Now().Add(within); ; time.Sleep(50 * time.Millisecond) {
-		for i, p := range ps {
-			if strings.Contains(p.log.String(), want) {
-				return i
-			}
-		}
+	for deadline := time.Now().Add(within); !ok(); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			var logs []string
 			for _, p := range ps {
 				logs = append(logs, fmt.Sprintf("%s:\n%s", p.name, p.log))
 			}
-			t.Fatalf("no process logged %q in %v:\n%s", want, within, strings.Join(logs, "\n"))
+			t.Fatalf("no %s in %v:\n%s", what, within, strings.Join(logs, "\n"))
 		}
 	}
+}
+
+// firstToLog waits until one of ps logs want, and returns which.
+func firstToLog(t *testing.T, within time.Duration, want string, ps ...*serveProc) int {
+	t.Helper()
+	first := -1
+	waitUntil(t, within, fmt.Sprintf("process logging %q", want), func() bool {
+		first = slices.IndexFunc(ps, func(p *serveProc) bool { return strings.Contains(p.log.String(), want) })
+		return first >= 0
+	}, ps...)
+	return first
 }
 
 // TestServeKilledMidJob runs two benchmark machines, real serve processes
