@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
+
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // The workflows of this repository: its own, and the examples to copy.
@@ -32,15 +34,13 @@ const thisAction = "patchbot/patchbot@"
 var actionsAllowed = []string{"actions/checkout@v4", "actions/setup-go@v5", "actions/cache@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4"}
 
 // shellcheck returns the path of shellcheck, or "" when it is not
-// installed (scripts/test installs it, and sets
-// PATCHBOT_TEST_REQUIRE_SHELLCHECK, which makes its absence a failure).
+// installed: the lint then leaves the run: scripts out. When the run
+// requires shellcheck (testenv.Shellcheck), as scripts/test does, its
+// absence fails t instead.
 func shellcheck(t *testing.T) string {
+	t.Helper()
 	path, err := exec.LookPath("shellcheck")
-	if err != nil {
-		if os.Getenv("PATCHBOT_TEST_REQUIRE_SHELLCHECK") != "" {
-			t.Fatal("shellcheck is not installed, and PATCHBOT_TEST_REQUIRE_SHELLCHECK is set")
-		}
-		t.Log("shellcheck is not installed: run: scripts are not checked by it")
+	if !testenv.Have(t, testenv.Shellcheck, err) {
 		return ""
 	}
 	return path

@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/sandbox"
 )
 
@@ -36,18 +37,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// newSandbox returns a sandbox with limits, or skips t where bubblewrap
-// cannot run; scripts/test sets PATCHBOT_TEST_REQUIRE_SANDBOX, and there
-// it fails t instead.
+// newSandbox returns a sandbox with limits. Where bubblewrap cannot run it
+// skips t, or fails t when the run requires the sandbox (testenv.Sandbox),
+// as scripts/test does.
 func newSandbox(t *testing.T, limits sandbox.Limits) *sandbox.Sandbox {
 	t.Helper()
 	s, err := sandbox.New(t.Context(), &sandbox.Options{CacheDir: cacheDir, Limits: limits})
-	if err != nil {
-		if os.Getenv("PATCHBOT_TEST_REQUIRE_SANDBOX") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	testenv.Need(t, testenv.Sandbox, err)
 	return s
 }
 

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // The CLI contract (flags, output, exit codes) is tested by the scripts in
@@ -40,6 +43,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
 		RequireExplicitExec: true,
 		Setup:               scriptSetup,
+		Cmds:                scriptCmds(nil),
 	})
 }
 
@@ -53,6 +57,7 @@ func TestScriptsAlone(t *testing.T) {
 		UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
 		RequireExplicitExec: true,
 		Setup:               scriptSetup,
+		Cmds:                scriptCmds(nil),
 	})
 }
 
@@ -64,6 +69,7 @@ func scriptSetup(env *testscript.Env) error {
 	if err := os.MkdirAll(home, 0o777); err != nil {
 		return err
 	}
+	env.Values[scriptTKey{}] = env.T()
 	env.Setenv("HOME", home)
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GIT_AUTHOR_NAME", "Gopher")
@@ -108,12 +114,39 @@ func serverScripts(dir string, values func(map[any]any), cmds map[string]func(ts
 			values(env.Values)
 			return nil
 		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "gerrit" {
-				return os.Getenv("PATCHBOT_TEST_GERRIT_URL") != "" && os.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD") != "", nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: cmds,
+		Cmds: scriptCmds(cmds),
+	}
+}
+
+// scriptCmds returns cmds with the commands every script may use: need.
+func scriptCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	all := map[string]func(ts *testscript.TestScript, neg bool, args []string){"need": cmdNeed}
+	maps.Copy(all, cmds)
+	return all
+}
+
+// scriptTKey is the key of the script's test in its Values.
+type scriptTKey struct{}
+
+// cmdNeed is the command "need COMPONENT": the script needs a real
+// component, gerrit (the test Gerrit of scripts/gerrit-test-server) or
+// sandbox (bubblewrap). Without it the script skips, or fails when the run
+// requires it (internal/testenv), as scripts/test does.
+func cmdNeed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: need gerrit|sandbox")
+	}
+	t, ok := ts.Value(scriptTKey{}).(testenv.T)
+	if !ok {
+		ts.Fatalf("need: the script's Setup did not keep its test (scriptSetup does)")
+	}
+	switch args[0] {
+	case "gerrit":
+		testenv.Need(t, testenv.Gerrit, gerrittest.Missing())
+	case "sandbox":
+		_, err := exec.LookPath("bwrap")
+		testenv.Need(t, testenv.Sandbox, err)
+	default:
+		ts.Fatalf("need: unknown component %q (gerrit, sandbox)", args[0])
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // repoRoot is the patchbot repository, two levels up.
@@ -120,9 +122,8 @@ var hashLine = regexp.MustCompile(`(?m)^(# Node ID|# Parent|diff -r) .*$`)
 // (they cover all of codec/, so they change with any edit to it). A
 // failure means codec/fast.go changed near fastSize: run the script.
 func TestPatchIsRegenerated(t *testing.T) {
-	if _, err := exec.LookPath("hg"); err != nil {
-		t.Skip("hg not found: install Mercurial (scripts/test does) to check docs/examples")
-	}
+	_, err := exec.LookPath("hg")
+	testenv.Need(t, testenv.Mercurial, err)
 	out := filepath.Join(t.TempDir(), "example.patch")
 	cmd := exec.Command("bash", filepath.Join(repoRoot, "docs", "examples", "mkexample.sh"), out)
 	if msg, err := cmd.CombinedOutput(); err != nil {

@@ -1,6 +1,7 @@
 // Package gerrittest gives tests the real Gerrit that
 // scripts/gerrit-test-server starts, so that every test that needs it finds
-// it, and skips without it, the same way.
+// it the same way, and without it skips, or fails under scripts/test
+// (internal/testenv).
 package gerrittest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // A Server is the test Gerrit: its URL, and the account and project the
@@ -26,14 +30,25 @@ type Server struct {
 	URL, User, Password, Project string
 }
 
-// SkipMessage is what a test without a Gerrit says.
-const SkipMessage = "no Gerrit: run scripts/gerrit-test-server start (see docs/review.md)"
-
 // Get returns the server named by the PATCHBOT_TEST_GERRIT_* variables that
-// 'scripts/gerrit-test-server start' prints, and skips t when they are not
-// set: 'go test ./...' alone runs everything else.
+// 'scripts/gerrit-test-server start' prints. Without them it skips t ('go
+// test ./...' alone runs everything else), or fails t when the run requires
+// Gerrit (testenv.Gerrit), as scripts/test does.
 func Get(t testing.TB) Server {
 	t.Helper()
+	s, err := env()
+	testenv.Need(t, testenv.Gerrit, err)
+	return s
+}
+
+// Missing returns why there is no test Gerrit, or nil when there is one:
+// for a testscript condition or command, which has no testing.TB.
+func Missing() error {
+	_, err := env()
+	return err
+}
+
+func env() (Server, error) {
 	s := Server{
 		URL:      os.Getenv("PATCHBOT_TEST_GERRIT_URL"),
 		User:     os.Getenv("PATCHBOT_TEST_GERRIT_USER"),
@@ -41,9 +56,9 @@ func Get(t testing.TB) Server {
 		Project:  os.Getenv("PATCHBOT_TEST_GERRIT_PROJECT"),
 	}
 	if s.URL == "" || s.Password == "" || s.Project == "" {
-		t.Skip(SkipMessage)
+		return s, errors.New("PATCHBOT_TEST_GERRIT_URL, _PASSWORD or _PROJECT is not set")
 	}
-	return s
+	return s, nil
 }
 
 // Do makes a REST call to the server as the test account and decodes the

@@ -1,35 +1,37 @@
 // Package pgtest gives tests the private PostgreSQL cluster that
 // scripts/postgres-test-server starts, so that every test that needs it
-// finds it, and skips without it, the same way; and a database of its own
-// on it for each test.
+// finds it the same way, and without it skips, or fails under scripts/test
+// (internal/testenv); and a database of its own on it for each test.
 package pgtest
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
-// SkipMessage is what a test without PostgreSQL says.
-const SkipMessage = `no PostgreSQL: eval "$(scripts/postgres-test-server start)" (scripts/test does it)`
-
-// URL returns the cluster's URL (PATCHBOT_TEST_POSTGRES_URL), or skips t
-// without it; with PATCHBOT_QUEUE_TEST_ENGINE=postgres, which asks for
-// PostgreSQL, it fails t instead.
+// URL returns the cluster's URL (PATCHBOT_TEST_POSTGRES_URL). Without it
+// it skips t, or fails t when the run requires PostgreSQL (testenv.Postgres,
+// as scripts/test does) or asks for it (PATCHBOT_QUEUE_TEST_ENGINE=postgres).
 func URL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv("PATCHBOT_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("PATCHBOT_QUEUE_TEST_ENGINE") == "postgres" {
-			t.Fatal("PATCHBOT_QUEUE_TEST_ENGINE=postgres without PATCHBOT_TEST_POSTGRES_URL: " + SkipMessage)
-		}
-		t.Skip(SkipMessage)
+	if u == "" && os.Getenv("PATCHBOT_QUEUE_TEST_ENGINE") == "postgres" {
+		t.Fatal("PATCHBOT_QUEUE_TEST_ENGINE=postgres without PATCHBOT_TEST_POSTGRES_URL: " + testenv.Postgres.Remedy)
 	}
+	var missing error
+	if u == "" {
+		missing = errors.New("PATCHBOT_TEST_POSTGRES_URL is not set")
+	}
+	testenv.Need(t, testenv.Postgres, missing)
 	return u
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // The tests use real git and real Mercurial in temporary directories, with
@@ -42,9 +44,8 @@ func TestMain(m *testing.M) {
 
 func requireHg(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("hg"); err != nil {
-		t.Skip("hg (Mercurial) is not installed; scripts/test installs it")
-	}
+	_, err := exec.LookPath("hg")
+	testenv.Need(t, testenv.Mercurial, err)
 }
 
 // run runs a command in dir and returns its standard output.
