@@ -16,16 +16,17 @@ import (
 	"github.com/patchbot/patchbot/internal/testenv"
 )
 
-// TestScriptStopsOnServerFailure runs scripts/test, the suite's own
-// command, with a server that cannot start: it must stop at once with a
-// non-zero status and the server's complaint, never go on to run tests
-// that would then skip. (It stops before the tests in any case: the run
-// sets PATCHBOT_TEST_STOP_AFTER_SERVERS, so a script that missed the
-// failure exits 0 and says the servers are up.)
+// TestScriptServers runs scripts/test, the suite's own command, with a
+// server that cannot start: it must stop at once with a non-zero status
+// and the server's complaint, never go on to run tests that would then
+// skip. (It stops before the tests in any case: the run sets
+// PATCHBOT_TEST_STOP_AFTER_SERVERS, so a script that missed the failure
+// exits 0 and says the servers are up.) The first case is the control:
+// nothing broken, both servers up, status 0.
 //
 // It needs what the test Gerrit needs (Java, Maven, the assembled server
 // in the cache), so it runs where that Gerrit runs: under scripts/test.
-func TestScriptStopsOnServerFailure(t *testing.T) {
+func TestScriptServers(t *testing.T) {
 	testenv.Need(t, testenv.Gerrit, gerrittest.Missing())
 	if _, err := exec.LookPath("mvn"); err != nil {
 		t.Fatal(err)
@@ -35,7 +36,14 @@ func TestScriptStopsOnServerFailure(t *testing.T) {
 		// env returns the variables that break the start.
 		env  func(t *testing.T) []string
 		want []string // in the output
+		ok   bool // the control: exit 0
 	}{
+		{
+			name: "both up",
+			env:  func(t *testing.T) []string { return nil },
+			want: []string{"postgres-test-server: PostgreSQL", "gerrit-test-server: ready in", "the servers are up"},
+			ok:   true,
+		},
 		{
 			// PostgreSQL starts first, in about a second.
 			name: "PostgreSQL port taken",
@@ -99,15 +107,25 @@ func TestScriptStopsOnServerFailure(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("scripts/test hung:\n%s", out)
 			}
-			if _, ok := errors.AsType[*exec.ExitError](err); !ok {
-				t.Fatalf("scripts/test: %v, want a non-zero exit\n%s", err, out)
+			_, exited := errors.AsType[*exec.ExitError](err)
+			switch {
+			case err != nil && !exited:
+				t.Fatalf("scripts/test did not run: %v", err)
+			case tc.ok && err != nil:
+				t.Fatalf("scripts/test: %v, want success\n%s", err, out)
+			case !tc.ok && err == nil:
+				t.Fatalf("scripts/test succeeded, want a non-zero exit\n%s", out)
 			}
 			for _, s := range append(tc.want, "== test servers") {
 				if !strings.Contains(string(out), s) {
 					t.Errorf("the output does not say %q", s)
 				}
 			}
-			for _, s := range []string{"the servers are up", "== gofmt", "== go test"} {
+			wentOn := []string{"== gofmt", "== go test"}
+			if !tc.ok {
+				wentOn = append(wentOn, "the servers are up")
+			}
+			for _, s := range wentOn {
 				if strings.Contains(string(out), s) {
 					t.Errorf("the output says %q: the run went on", s)
 				}
