@@ -86,7 +86,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	portBranch := regexp.MustCompile(`as branch (\S+):`).FindStringSubmatch(out)[1]
 	git("checkout", "-q", portBranch) // the second patch applies on top of the first
 
-	gh := reviewtest.NewGitHub()
+	gh := reviewtest.NewGitHub("gopher/codec")
 	defer gh.Close()
 	t.Setenv("GITHUB_API_URL", gh.URL)
 	t.Setenv("GITHUB_TOKEN", "ghp_dry_run_test_token")

@@ -35,11 +35,12 @@ type (
 	}
 )
 
-// freezefakes starts a fake GitHub and a release list server for the rest
-// of the script, points GITHUB_API_URL at the fake, and writes live.yaml:
-// a configuration whose live sources are the fakes and whose rule makes
-// today frozen, whatever day today is, for a release of its own (go9.N,
-// exported as $RELEASE, its milestone as $MILESTONE, its due date as $DUE).
+// freezefakes starts a fake GitHub of golang/go and a release list server
+// for the rest of the script, points GITHUB_API_URL at the fake, and
+// writes live.yaml: a configuration whose live sources are the fakes and
+// whose rule makes today frozen, whatever day today is, for a release of
+// its own (go9.N, exported as $RELEASE, its milestone as $MILESTONE, its
+// due date as $DUE).
 // The fake GitHub has the milestone open with one release-blocker issue.
 // The list served is FILE in $WORK; 'freezefakes dl FILE' serves another.
 func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
@@ -56,7 +57,7 @@ func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f.dl = freezetest.NewDownloads(ts.MkAbs(args[0]))
 	ts.Defer(f.dl.Close)
-	f.github = reviewtest.NewGitHub()
+	f.github = reviewtest.NewGitHub("golang/go")
 	ts.Defer(f.github.Close)
 
 	// A rule of three-month cycles whose freezes begin on the first Monday

@@ -87,10 +87,10 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("HEAD", res.Commit)
 }
 
-// fakegithub starts a fake GitHub for the rest of the script and points
-// GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub comments N' checks
-// that it holds N comments; 'fakegithub body FILE' writes the last one's
-// body to FILE.
+// fakegithub starts a fake GitHub of gopher/codec for the rest of the
+// script and points GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub
+// comments N' checks that it holds N comments; 'fakegithub body FILE'
+// writes the last one's body to FILE.
 func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 && args[0] == "comments" {
 		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
@@ -115,7 +115,7 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: fakegithub [comments N | body FILE]")
 	}
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("gopher/codec")
 	ts.Defer(f.Close)
 	ts.Setenv("GITHUB_API_URL", f.URL)
 	ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")

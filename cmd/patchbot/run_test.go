@@ -22,7 +22,7 @@ func TestRunGitHub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs benchmarks")
 	}
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("gopher/codec")
 	defer f.Close()
 	for k, v := range map[string]string{
 		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,

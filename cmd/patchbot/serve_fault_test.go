@@ -120,7 +120,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 		git(src, append([]string{"push"}, refs...)...)
 	}
 
-	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub(), faults: &faults{}, stderr: &syncBuffer{},
+	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub("owner/repo"), faults: &faults{}, stderr: &syncBuffer{},
 		secret: []byte(serveSecret), db: db, gh: gh, head: head, code: make(chan int, 1),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
 	tb.Cleanup(f.fake.Close)

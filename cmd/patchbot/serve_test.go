@@ -93,7 +93,7 @@ func TestServeGitHub(t *testing.T) {
 	head := serveGit(t, src, "rev-parse", "HEAD")
 	serveGit(t, src, "push", "-q", bare, "HEAD:refs/pull/1/head")
 
-	fake := reviewtest.NewGitHub()
+	fake := reviewtest.NewGitHub("owner/repo")
 	t.Cleanup(fake.Close)
 	fake.SetHead(1, head)
 	fake.SetPermission("gopher", "write")

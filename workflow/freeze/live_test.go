@@ -147,7 +147,7 @@ func TestLiveNotToday(t *testing.T) {
 // its golang/go, signed in with token ("" for anonymous reads).
 func newFakeGitHub(t *testing.T, token string, o review.Options) (*reviewtest.GitHub, *GitHubSource) {
 	t.Helper()
-	gh := reviewtest.NewGitHub()
+	gh := reviewtest.NewGitHub("golang/go")
 	t.Cleanup(func() {
 		gh.Close()
 		if s := gh.Stray(); len(s) > 0 {

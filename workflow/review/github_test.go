@@ -21,10 +21,10 @@ import (
 
 const fakeToken = "ghp_faketoken0123456789abcdef"
 
-// newFakeGitHub starts a fake GitHub (under /api/v3, as GitHub Enterprise
-// serves the API) and returns the credentials that reach it.
-func newFakeGitHub(t *testing.T) (*reviewtest.GitHub, *GitHubAuth) {
-	f := reviewtest.NewGitHub()
+// newFakeGitHub starts a fake GitHub of repo (under /api/v3, as GitHub
+// Enterprise serves the API) and returns the credentials that reach it.
+func newFakeGitHub(t *testing.T, repo string) (*reviewtest.GitHub, *GitHubAuth) {
+	f := reviewtest.NewGitHub(repo)
 	t.Cleanup(func() {
 		f.Close()
 		if s := f.Stray(); len(s) > 0 {
@@ -49,7 +49,7 @@ func newTestGitHub(t *testing.T, auth *GitHubAuth, o Options) *GitHub {
 var testPR = PullRequest{"gopher", "codec", 7}
 
 func TestGitHubCreateThenUpdate(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	// Someone else's comments, one quoting ours, come first.
 	f.SetComments([]reviewtest.Comment{
 		{ID: 1, Body: "LGTM"},
@@ -103,7 +103,7 @@ func TestGitHubCreateThenUpdate(t *testing.T) {
 }
 
 func TestGitHubDryRun(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	auth.Token = ""
 	var log bytes.Buffer
 	g := newTestGitHub(t, auth, Options{DryRun: true, Log: &log})
@@ -181,7 +181,7 @@ func TestGitHubRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, auth := newFakeGitHub(t)
+			f, auth := newFakeGitHub(t, "gopher/codec")
 			f.SetFault(tt.fault)
 			var log bytes.Buffer
 			g := newTestGitHub(t, auth, Options{Log: &log})
@@ -203,7 +203,7 @@ func TestGitHubRetries(t *testing.T) {
 }
 
 func TestGitHubLostResponse(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	var posts atomic.Int32
 	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != "POST" || posts.Add(1) > 1 {
@@ -239,7 +239,7 @@ func TestGitHubPermanentErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, auth := newFakeGitHub(t)
+			f, auth := newFakeGitHub(t, "gopher/codec")
 			f.SetFault(fault("GET", 100, tt.status, nil, tt.body))
 			g := newTestGitHub(t, auth, Options{})
 			_, err := g.Post(context.Background(), testPR, Message{Kind: "bench", Text: "table"})
@@ -287,7 +287,7 @@ func TestParsePullRequest(t *testing.T) {
 // TestGitHubPrimaryRateLimit checks that an exhausted hourly rate limit,
 // whose reset is past the policy's wait, fails at once and says until when.
 func TestGitHubPrimaryRateLimit(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	reset := time.Now().Add(time.Hour).Unix()
 	f.SetFault(fault("GET", 100, http.StatusForbidden,
 		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": strconv.FormatInt(reset, 10)},
@@ -313,7 +313,7 @@ func TestGitHubPrimaryRateLimit(t *testing.T) {
 // creates the comment of the kind with other text. The retry looks first,
 // finds that comment and edits it: still one comment of the kind.
 func TestGitHubCreateRaced(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	var posts atomic.Int32
 	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != "POST" || posts.Add(1) > 1 {

@@ -48,7 +48,7 @@ type env struct {
 func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
 	tt, _ := t.(*testing.T)
 	e := &env{t: tt, jobs: make(chan *queue.Job, 100)}
-	e.gh = reviewtest.NewGitHub()
+	e.gh = reviewtest.NewGitHub("gopher/codec")
 	t.Cleanup(func() {
 		e.gh.Close()
 		if s := e.gh.Stray(); len(s) > 0 {

@@ -16,7 +16,7 @@ import (
 // which is not a pull request. Each sweep runs first as a dry run, which
 // only reads; then for real, then again, which writes nothing.
 func TestFreezeGitHub(t *testing.T) {
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("owner/repo")
 	defer f.Close()
 	plain := f.AddPullRequest(0, "open")
 	waiting := f.AddPullRequest(0, "open", freeze.WaitRelease)

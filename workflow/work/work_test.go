@@ -182,7 +182,7 @@ func checkOutput(t *testing.T, j *queue.Job, url string, bench bool) {
 
 func newGitHub(t *testing.T) *githubSetup {
 	root := t.TempDir()
-	s := &githubSetup{fake: reviewtest.NewGitHub(), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
+	s := &githubSetup{fake: reviewtest.NewGitHub("owner/repo"), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
 	t.Cleanup(s.fake.Close)
 	for _, d := range []string{s.src, s.bare} {
 		if err := os.MkdirAll(d, 0o777); err != nil {

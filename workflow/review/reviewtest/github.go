@@ -27,10 +27,15 @@ import (
 // every request, so a test can say "only GETs", and SetFault lets a test
 // break any of them.
 //
+// It serves only the repository it was made for, as GitHub serves only
+// the repositories there are: a request for any other is not found, so
+// that a test cannot pass with patchbot writing to the wrong one.
+//
 // An endpoint is one line in the table in NewGitHub and one handler.
 type GitHub struct {
 	URL string // the API's URL, for GITHUB_API_URL: SERVER/api/v3
 
+	repo       string // owner/name, as NewGitHub was given it
 	srv        *httptest.Server
 	api        http.Handler
 	mu         sync.Mutex
@@ -78,9 +83,13 @@ type Issue struct {
 // perPage is the fake's page size, whatever per_page asks.
 const perPage = 2
 
-// NewGitHub starts a fake GitHub. Close it when done.
-func NewGitHub() *GitHub {
-	g := &GitHub{nextID: 100}
+// NewGitHub starts a fake GitHub serving the one repository repo
+// ("owner/name"). Close it when done.
+func NewGitHub(repo string) *GitHub {
+	if owner, name, ok := strings.Cut(repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		panic(fmt.Sprintf("reviewtest.NewGitHub(%q): want owner/name", repo))
+	}
+	g := &GitHub{repo: repo, nextID: 100}
 	mux := http.NewServeMux()
 	for _, e := range []struct {
 		pattern string
@@ -97,10 +106,10 @@ func NewGitHub() *GitHub {
 		{"POST /repos/{owner}/{repo}/issues/{n}/labels", g.addLabels},
 		{"DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}", g.removeLabel},
 	} {
-		mux.HandleFunc(e.pattern, e.handler)
+		mux.HandleFunc(e.pattern, g.inRepo(e.handler))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		fail(w, http.StatusNotFound, "Not Found")
 	})
 	api := http.NewServeMux()
 	api.Handle("/api/v3/", http.StripPrefix("/api/v3", mux))
@@ -108,7 +117,7 @@ func NewGitHub() *GitHub {
 		g.mu.Lock()
 		g.stray = append(g.stray, r.Method+" "+r.URL.String())
 		g.mu.Unlock()
-		http.Error(w, `{"message":"outside /api/v3"}`, http.StatusBadRequest)
+		fail(w, http.StatusBadRequest, "outside /api/v3")
 	})
 	g.api = api
 	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -126,8 +135,30 @@ func NewGitHub() *GitHub {
 	return g
 }
 
+// fail writes GitHub's answer for an error: a JSON object with a message.
+func fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"message": msg})
+}
+
+// inRepo makes h answer only for the fake's repository, named in any case
+// as GitHub allows.
+func (g *GitHub) inRepo(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !strings.EqualFold(r.PathValue("owner")+"/"+r.PathValue("repo"), g.repo) {
+			fail(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		h(w, r)
+	}
+}
+
 // Close stops the server.
 func (g *GitHub) Close() { g.srv.Close() }
+
+// Repo returns the repository the fake serves, owner/name.
+func (g *GitHub) Repo() string { return g.repo }
 
 // SetFault makes f see every request first; when it returns true it has
 // answered (or broken the connection) and the fake does nothing more.
@@ -285,7 +316,7 @@ func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request) {
 func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	var in Comment
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+		fail(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
 	n, _ := strconv.Atoi(r.PathValue("n"))
@@ -293,7 +324,7 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	g.nextID++
 	c := Comment{ID: g.nextID, Body: in.Body, Issue: n,
-		HTMLURL: fmt.Sprintf("https://github.example/%s/%s/pull/%s#issuecomment-%d", r.PathValue("owner"), r.PathValue("repo"), r.PathValue("n"), g.nextID)}
+		HTMLURL: fmt.Sprintf("https://github.example/%s/pull/%d#issuecomment-%d", g.repo, n, g.nextID)}
 	g.comments = append(g.comments, c)
 	w.WriteHeader(http.StatusCreated)
 	json.NewEncoder(w).Encode(c)
@@ -302,7 +333,7 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request) {
 	var in Comment
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+		fail(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -315,7 +346,7 @@ func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	fail(w, http.StatusNotFound, "Not Found")
 }
 
 func (g *GitHub) listMilestones(w http.ResponseWriter, r *http.Request) {
@@ -361,7 +392,7 @@ func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request) {
 		}
 		v := map[string]any{"number": is.Number, "state": is.State, "labels": ls}
 		if is.PullRequest {
-			v["pull_request"] = map[string]string{"url": fmt.Sprintf("http://%s/api/v3/repos/%s/%s/pulls/%d", r.Host, r.PathValue("owner"), r.PathValue("repo"), is.Number)}
+			v["pull_request"] = map[string]string{"url": fmt.Sprintf("http://%s/api/v3/repos/%s/pulls/%d", r.Host, g.repo, is.Number)}
 		}
 		out = append(out, v)
 	}
@@ -387,7 +418,7 @@ func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request) {
 	sha, ok := g.heads[n]
 	g.mu.Unlock()
 	if !ok {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		fail(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -436,7 +467,7 @@ func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	g.mu.Unlock()
 	if is == nil {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		fail(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	ms := []map[string]string{}
@@ -451,14 +482,14 @@ func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request) {
 func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request) {
 	var raw json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
-		http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+		fail(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
 	var names []string
 	if err := json.Unmarshal(raw, &names); err != nil {
 		var obj struct{ Labels []string }
 		if err := json.Unmarshal(raw, &obj); err != nil {
-			http.Error(w, `{"message":"bad JSON"}`, http.StatusBadRequest)
+			fail(w, http.StatusBadRequest, "Problems parsing JSON")
 			return
 		}
 		names = obj.Labels
@@ -468,7 +499,7 @@ func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	is := g.issue(n)
 	if is == nil {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+		fail(w, http.StatusNotFound, "Not Found")
 		return
 	}
 	for _, l := range names {
@@ -486,7 +517,7 @@ func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	is := g.issue(n)
 	if is == nil || !slices.Contains(is.Labels, name) {
-		http.Error(w, `{"message":"Label does not exist"}`, http.StatusNotFound)
+		fail(w, http.StatusNotFound, "Label does not exist")
 		return
 	}
 	is.Labels = slices.DeleteFunc(is.Labels, func(l string) bool { return l == name })
