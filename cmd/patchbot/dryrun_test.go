@@ -89,7 +89,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	gh := reviewtest.NewGitHub("gopher/codec")
 	defer gh.Close()
 	t.Setenv("GITHUB_API_URL", gh.URL)
-	t.Setenv("GITHUB_TOKEN", "ghp_dry_run_test_token")
+	t.Setenv("GITHUB_TOKEN", reviewtest.Token)
 
 	// What must not change.
 	type gerritState struct {

@@ -118,9 +118,15 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	f := reviewtest.NewGitHub("gopher/codec")
 	ts.Defer(f.Close)
 	ts.Setenv("GITHUB_API_URL", f.URL)
-	ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+	f.AddToken(scriptToken, reviewtest.Bot)
+	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f = f
 }
+
+// scriptToken is the GitHub token of the scripts that start a fake GitHub,
+// which signs it in as reviewtest.Bot; a script checks that no output
+// shows it.
+const scriptToken = "ghp_script_token_8086"
 
 // The fake GitHub a script started is kept in its Values under this key.
 type (

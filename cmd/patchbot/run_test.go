@@ -28,7 +28,7 @@ func TestRunGitHub(t *testing.T) {
 		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
 		"GIT_AUTHOR_NAME": "Gopher", "GIT_AUTHOR_EMAIL": "gopher@example.com",
 		"GIT_COMMITTER_NAME": "Gopher", "GIT_COMMITTER_EMAIL": "gopher@example.com",
-		"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": "ghp_run_test_token", "GITHUB_STEP_SUMMARY": "",
+		"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": reviewtest.Token, "GITHUB_STEP_SUMMARY": "",
 	} {
 		t.Setenv(k, v)
 	}

@@ -52,10 +52,10 @@ type serveFixture struct {
 }
 
 // serveSecret and serveToken are the fixture's credentials: the log must
-// hold neither.
+// hold neither. The token is the fake GitHub's, of patchbot's user.
 const (
 	serveSecret = "serve-fault-secret-0123456789"
-	serveToken  = "ghp_servefaultFAKEtoken"
+	serveToken  = reviewtest.Token
 )
 
 // serveTestConfig keeps the review client's retries short, so that a fault

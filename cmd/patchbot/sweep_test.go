@@ -37,7 +37,8 @@ func cmdFakePRs(ts *testscript.TestScript, neg bool, args []string) {
 		f := reviewtest.NewGitHub("owner/repo")
 		ts.Defer(f.Close)
 		ts.Setenv("GITHUB_API_URL", f.URL)
-		ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+		f.AddToken(scriptToken, reviewtest.Bot)
+		ts.Setenv("GITHUB_TOKEN", scriptToken)
 		ts.Setenv("PLAIN", strconv.Itoa(f.AddPullRequest(0, "open")))
 		ts.Setenv("WAITING", strconv.Itoa(f.AddPullRequest(0, "open", freeze.WaitRelease)))
 		h.f = f

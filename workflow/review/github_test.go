@@ -19,7 +19,8 @@ import (
 	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
-const fakeToken = "ghp_faketoken0123456789abcdef"
+// fakeToken is the fake's token of patchbot's user, reviewtest.Bot.
+const fakeToken = reviewtest.Token
 
 // newFakeGitHub starts a fake GitHub of repo (under /api/v3, as GitHub
 // Enterprise serves the API) and returns the credentials that reach it.

@@ -83,7 +83,7 @@ func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
 		}
 	}
 	e.q = q
-	gh, err := review.NewGitHub(&review.GitHubAuth{APIURL: e.gh.URL}, review.Options{
+	gh, err := review.NewGitHub(&review.GitHubAuth{Token: reviewtest.Token, APIURL: e.gh.URL}, review.Options{
 		Policy: review.Policy{Attempts: 2, Backoff: time.Millisecond, MaxWait: time.Second},
 	})
 	if err != nil {

@@ -24,7 +24,7 @@ func TestFreezeGitHub(t *testing.T) {
 	f.AddPullRequest(0, "closed", freeze.WaitRelease)
 	ctx := context.Background()
 	client := func(dryRun bool) *review.GitHub {
-		g, err := review.NewGitHub(&review.GitHubAuth{Token: "ghp_sweep_test", APIURL: f.URL}, review.Options{DryRun: dryRun, Policy: fastPolicy})
+		g, err := review.NewGitHub(&review.GitHubAuth{Token: reviewtest.Token, APIURL: f.URL}, review.Options{DryRun: dryRun, Policy: fastPolicy})
 		if err != nil {
 			t.Fatal(err)
 		}

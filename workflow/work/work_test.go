@@ -26,9 +26,10 @@ import (
 	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
-// fakeToken is the worker's GitHub token in the tests: in its process's
-// environment, and never in a benchmark's.
-const fakeToken = "ghp_worktestFAKEtoken0123456789"
+// fakeToken is the worker's GitHub token in the tests, the fake's token
+// of patchbot's user: in its process's environment, and never in a
+// benchmark's.
+const fakeToken = reviewtest.Token
 
 // module is the test repository: one package, one quick benchmark that
 // writes its environment to a file in $WORK_TEST_ENV_OUT.

@@ -6,6 +6,7 @@
 package reviewtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -27,9 +28,11 @@ import (
 // every request, so a test can say "only GETs", and SetFault lets a test
 // break any of them.
 //
-// It serves only the repository it was made for, as GitHub serves only
-// the repositories there are: a request for any other is not found, so
-// that a test cannot pass with patchbot writing to the wrong one.
+// It says no where GitHub does, so that a test cannot pass on what GitHub
+// would refuse: it serves only the repository it was made for (any other
+// is not found); a token is a user (Token is Bot's; AddToken adds others)
+// and an unknown one is refused on every route; without a token it answers
+// reads of a public repository only, and no write.
 //
 // An endpoint is one line in the table in NewGitHub and one handler.
 type GitHub struct {
@@ -39,6 +42,8 @@ type GitHub struct {
 	srv        *httptest.Server
 	api        http.Handler
 	mu         sync.Mutex
+	private    bool
+	tokens     map[string]string // token: login
 	comments   []Comment
 	milestones []Milestone
 	issues     []Issue
@@ -50,6 +55,14 @@ type GitHub struct {
 	stray      []string // requests outside /api/v3/
 	fault      func(w http.ResponseWriter, r *http.Request) bool
 }
+
+// The fake's own identity: the token a test gives patchbot, and the login
+// of the user it is. Bot has no permission on the repository unless a
+// test gives it one (SetPermission), as a bot account added to no team.
+const (
+	Token = "ghp_reviewtestFAKEtoken0123456789abc"
+	Bot   = "patchbot-bot"
+)
 
 // A Comment is an issue comment as the fake stores it.
 type Comment struct {
@@ -84,12 +97,12 @@ type Issue struct {
 const perPage = 2
 
 // NewGitHub starts a fake GitHub serving the one repository repo
-// ("owner/name"). Close it when done.
+// ("owner/name"), public, with Token signing in as Bot. Close it when done.
 func NewGitHub(repo string) *GitHub {
 	if owner, name, ok := strings.Cut(repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		panic(fmt.Sprintf("reviewtest.NewGitHub(%q): want owner/name", repo))
 	}
-	g := &GitHub{repo: repo, nextID: 100}
+	g := &GitHub{repo: repo, nextID: 100, tokens: map[string]string{Token: Bot}}
 	mux := http.NewServeMux()
 	for _, e := range []struct {
 		pattern string
@@ -112,7 +125,7 @@ func NewGitHub(repo string) *GitHub {
 		fail(w, http.StatusNotFound, "Not Found")
 	})
 	api := http.NewServeMux()
-	api.Handle("/api/v3/", http.StripPrefix("/api/v3", mux))
+	api.Handle("/api/v3/", http.StripPrefix("/api/v3", g.signIn(mux)))
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.stray = append(g.stray, r.Method+" "+r.URL.String())
@@ -142,11 +155,46 @@ func fail(w http.ResponseWriter, status int, msg string) {
 	json.NewEncoder(w).Encode(map[string]string{"message": msg})
 }
 
-// inRepo makes h answer only for the fake's repository, named in any case
-// as GitHub allows.
+// loginKey is the context key under which signIn leaves the request's
+// login ("" without a token) for inRepo.
+type loginKey struct{}
+
+// signIn finds the user a request's token is, as GitHub does before it
+// looks at the path: an unknown token is refused on every route, and a
+// request without one may only read.
+func (g *GitHub) signIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		login := ""
+		if a := r.Header.Get("Authorization"); a != "" {
+			scheme, token, _ := strings.Cut(a, " ")
+			g.mu.Lock()
+			user, ok := g.tokens[token]
+			g.mu.Unlock()
+			if !ok || !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "token") {
+				fail(w, http.StatusUnauthorized, "Bad credentials")
+				return
+			}
+			login = user
+		} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			fail(w, http.StatusUnauthorized, "Requires authentication")
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), loginKey{}, login)))
+	})
+}
+
+// inRepo makes h answer only for the fake's repository, named in any
+// case as GitHub allows, and only to a user who can see it: everyone when
+// it is public; when private, a user with a permission on it. GitHub
+// answers 404, not 403, for a repository the user may not see.
 func (g *GitHub) inRepo(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !strings.EqualFold(r.PathValue("owner")+"/"+r.PathValue("repo"), g.repo) {
+		login, _ := r.Context().Value(loginKey{}).(string)
+		g.mu.Lock()
+		p, ok := g.perms[strings.ToLower(login)]
+		visible := !g.private || login != "" && ok && p != "none"
+		g.mu.Unlock()
+		if !strings.EqualFold(r.PathValue("owner")+"/"+r.PathValue("repo"), g.repo) || !visible {
 			fail(w, http.StatusNotFound, "Not Found")
 			return
 		}
@@ -171,6 +219,23 @@ func (g *GitHub) SetFault(f func(w http.ResponseWriter, r *http.Request) bool) {
 // Serve answers r as the fake would without a fault: a fault that wants the
 // work done and the answer lost calls it with a recorder.
 func (g *GitHub) Serve(w http.ResponseWriter, r *http.Request) { g.api.ServeHTTP(w, r) }
+
+// AddToken makes token sign in as login, for a test that acts as another
+// user than Bot (a pull request's author, say).
+func (g *GitHub) AddToken(token, login string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tokens[token] = login
+}
+
+// SetPrivate makes the repository private, or public again: a private
+// repository is not found by a request without a token, nor by a user
+// without a permission on it.
+func (g *GitHub) SetPrivate(private bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.private = private
+}
 
 // Comments returns the stored comments, oldest first.
 func (g *GitHub) Comments() []Comment {
