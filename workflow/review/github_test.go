@@ -51,11 +51,11 @@ var testPR = PullRequest{"gopher", "codec", 7}
 
 func TestGitHubCreateThenUpdate(t *testing.T) {
 	f, auth := newFakeGitHub(t, "gopher/codec")
-	// Someone else's comments, one quoting ours, come first.
+	// Others' comments, one quoting ours, come first.
 	f.SetComments([]reviewtest.Comment{
-		{ID: 1, Body: "LGTM"},
-		{ID: 2, Body: "> " + Marker("bench") + "\n> old numbers"},
-		{ID: 3, Body: "what about ReadInts?"},
+		{ID: 1, Body: "LGTM", User: "alice"},
+		{ID: 2, Body: "> " + Marker("bench") + "\n> old numbers", User: "bob"},
+		{ID: 3, Body: "what about ReadInts?", User: "alice"},
 	})
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	g := newTestGitHub(t, auth, Options{})
@@ -85,8 +85,8 @@ func TestGitHubCreateThenUpdate(t *testing.T) {
 			t.Errorf("comment URL changed from %s to %s", url, res.URL)
 		}
 	}
-	if cs := f.Comments(); len(cs) != 4 || cs[3].Body != Marker("bench")+"\nWriteInts 1.52x\n" {
-		t.Errorf("comments = %+v, want the 3 others and one bench comment, updated", cs)
+	if cs := f.Comments(); len(cs) != 4 || cs[3].Body != Marker("bench")+"\nWriteInts 1.52x\n" || cs[3].User != reviewtest.Bot {
+		t.Errorf("comments = %+v, want the 3 others and one bench comment by %s, updated", cs, reviewtest.Bot)
 	}
 	// Another kind is another comment.
 	if res, err := g.Post(ctx, testPR, Message{Kind: "freeze", Text: "open"}); err != nil || res.Action != Created {
@@ -311,8 +311,9 @@ func TestGitHubPrimaryRateLimit(t *testing.T) {
 }
 
 // TestGitHubCreateRaced: the first create fails (502) while another run
-// creates the comment of the kind with other text. The retry looks first,
-// finds that comment and edits it: still one comment of the kind.
+// of patchbot, signed in as the same user, creates the comment of the kind
+// with other text. The retry looks first, finds that comment and edits it,
+// as its author may: still one comment of the kind.
 func TestGitHubCreateRaced(t *testing.T) {
 	f, auth := newFakeGitHub(t, "gopher/codec")
 	var posts atomic.Int32
@@ -320,7 +321,7 @@ func TestGitHubCreateRaced(t *testing.T) {
 		if r.Method != "POST" || posts.Add(1) > 1 {
 			return false
 		}
-		f.SetComments([]reviewtest.Comment{{ID: 50, Body: Marker("bench") + "\nother run's table\n"}})
+		f.SetComments([]reviewtest.Comment{{ID: 50, Body: Marker("bench") + "\nother run's table\n", User: reviewtest.Bot, Issue: testPR.Number}})
 		http.Error(w, `{"message":"bad gateway"}`, http.StatusBadGateway)
 		return true
 	})
@@ -330,7 +331,7 @@ func TestGitHubCreateRaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := f.Comments()
-	if len(cs) != 1 || cs[0].ID != 50 || cs[0].Body != Marker("bench")+"\ntable\n" {
+	if len(cs) != 1 || cs[0].ID != 50 || cs[0].Body != Marker("bench")+"\ntable\n" || cs[0].User != reviewtest.Bot {
 		t.Errorf("comments = %+v, want the other run's comment, edited to say table", cs)
 	}
 	if res.Action != Updated || res.Attempts != 2 || f.Count("POST ") != 1 || f.Count("PATCH ") != 1 {

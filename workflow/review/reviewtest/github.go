@@ -21,7 +21,7 @@ import (
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
 // comments (each on the pull request it was created on, or, when set with
 // SetComments, on every one), milestones, issues and pull requests with
-// their labels, pull requests' heads and users' permissions. It serves the API under /api/v3/, as GitHub
+// their labels, pull requests' heads and users' roles. It serves the API under /api/v3/, as GitHub
 // Enterprise does, so that a client that builds absolute URLs instead of
 // resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
 // Lists hold two items a page, so that paging is exercised. It records
@@ -32,7 +32,9 @@ import (
 // would refuse: it serves only the repository it was made for (any other
 // is not found); a token is a user (Token is Bot's; AddToken adds others)
 // and an unknown one is refused on every route; without a token it answers
-// reads of a public repository only, and no write.
+// reads of a public repository only, and no write; a comment has an
+// author, the token's user when created, and only its author or a user
+// who may write to the repository may edit it.
 //
 // An endpoint is one line in the table in NewGitHub and one handler.
 type GitHub struct {
@@ -47,7 +49,7 @@ type GitHub struct {
 	comments   []Comment
 	milestones []Milestone
 	issues     []Issue
-	perms      map[string]string // login: permission
+	perms      map[string]string // lower-case login: role
 	heads      map[int]string    // pull request number: head commit
 	nextID     int64
 	requests   []string // "METHOD PATH"
@@ -66,13 +68,14 @@ const (
 
 // A Comment is an issue comment as the fake stores it.
 type Comment struct {
-	ID      int64  `json:"id"`
-	Body    string `json:"body"`
-	HTMLURL string `json:"html_url"`
+	ID      int64
+	Body    string
+	HTMLURL string
+	User    string // the author's login; a Bot when it ends in [bot]
 	// Issue is the number of the issue or pull request the comment was
 	// created on; 0 (SetComments' comments, unless set) lists it on
 	// every one.
-	Issue int `json:"-"`
+	Issue int
 }
 
 // A Milestone is a milestone as the fake stores it.
@@ -96,17 +99,21 @@ type Issue struct {
 // perPage is the fake's page size, whatever per_page asks.
 const perPage = 2
 
+// A handler answers a request for the fake's repository, made by login
+// ("" without a token).
+type handler func(w http.ResponseWriter, r *http.Request, login string)
+
 // NewGitHub starts a fake GitHub serving the one repository repo
 // ("owner/name"), public, with Token signing in as Bot. Close it when done.
 func NewGitHub(repo string) *GitHub {
 	if owner, name, ok := strings.Cut(repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		panic(fmt.Sprintf("reviewtest.NewGitHub(%q): want owner/name", repo))
 	}
-	g := &GitHub{repo: repo, nextID: 100, tokens: map[string]string{Token: Bot}}
+	g := &GitHub{repo: repo, nextID: 100, tokens: map[string]string{Token: Bot}, perms: map[string]string{}}
 	mux := http.NewServeMux()
 	for _, e := range []struct {
 		pattern string
-		handler http.HandlerFunc
+		handler handler
 	}{
 		{"GET /repos/{owner}/{repo}/issues/{n}/comments", g.listComments},
 		{"POST /repos/{owner}/{repo}/issues/{n}/comments", g.createComment},
@@ -187,18 +194,17 @@ func (g *GitHub) signIn(next http.Handler) http.Handler {
 // case as GitHub allows, and only to a user who can see it: everyone when
 // it is public; when private, a user with a permission on it. GitHub
 // answers 404, not 403, for a repository the user may not see.
-func (g *GitHub) inRepo(h http.HandlerFunc) http.HandlerFunc {
+func (g *GitHub) inRepo(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		login, _ := r.Context().Value(loginKey{}).(string)
 		g.mu.Lock()
-		p, ok := g.perms[strings.ToLower(login)]
-		visible := !g.private || login != "" && ok && p != "none"
+		visible := !g.private || login != "" && g.role(login) != "none"
 		g.mu.Unlock()
 		if !strings.EqualFold(r.PathValue("owner")+"/"+r.PathValue("repo"), g.repo) || !visible {
 			fail(w, http.StatusNotFound, "Not Found")
 			return
 		}
-		h(w, r)
+		h(w, r, login)
 	}
 }
 
@@ -244,8 +250,14 @@ func (g *GitHub) Comments() []Comment {
 	return slices.Clone(g.comments)
 }
 
-// SetComments replaces the stored comments.
+// SetComments replaces the stored comments. Each must say who wrote it
+// (User): whether patchbot may edit a comment depends on it.
 func (g *GitHub) SetComments(cs []Comment) {
+	for _, c := range cs {
+		if c.User == "" {
+			panic(fmt.Sprintf("reviewtest: SetComments: comment %d has no User", c.ID))
+		}
+	}
 	g.mu.Lock()
 	g.comments = slices.Clone(cs)
 	g.mu.Unlock()
@@ -281,16 +293,29 @@ func (g *GitHub) addIssue(is Issue) int {
 	return is.Number
 }
 
-// SetPermission gives login a permission on the repository: admin,
-// write, read or none (what GitHub's permission field says; a maintainer
-// is write). A login without one has none.
-func (g *GitHub) SetPermission(login, permission string) {
+// roles maps each role SetPermission takes to the permission GitHub's
+// permission field says for it: its legacy base roles admin, write, read
+// and none.
+var roles = map[string]string{"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read", "none": "none"}
+
+// SetPermission gives login a role on the repository: admin, maintain,
+// write, triage, read or none. A login without one has none. GitHub's
+// permission field says maintain as write, and triage as read.
+func (g *GitHub) SetPermission(login, role string) {
+	if _, ok := roles[role]; !ok {
+		panic(fmt.Sprintf("reviewtest: SetPermission(%q, %q): not a role", login, role))
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.perms == nil {
-		g.perms = map[string]string{}
+	g.perms[strings.ToLower(login)] = role
+}
+
+// role returns login's role on the repository; g.mu is held.
+func (g *GitHub) role(login string) string {
+	if r, ok := g.perms[strings.ToLower(login)]; ok {
+		return r
 	}
-	g.perms[strings.ToLower(login)] = permission
+	return "none"
 }
 
 // SetHead sets the head commit of pull request n (which need not be among
@@ -365,21 +390,36 @@ func state(r *http.Request) string {
 	return "open"
 }
 
-func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request) {
+// user is a user as GitHub shows one in a comment or a permission.
+func user(login string) map[string]string {
+	typ := "User"
+	if strings.HasSuffix(login, "[bot]") {
+		typ = "Bot"
+	}
+	return map[string]string{"login": login, "type": typ}
+}
+
+// commentJSON is c as GitHub serves it.
+func commentJSON(c Comment) map[string]any {
+	return map[string]any{"id": c.ID, "body": c.Body, "html_url": c.HTMLURL, "user": user(c.User)}
+}
+
+func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
-	var cs []Comment
+	var cs []map[string]any
 	for _, c := range g.comments {
 		if c.Issue == 0 || c.Issue == n {
-			cs = append(cs, c)
+			cs = append(cs, commentJSON(c))
 		}
 	}
 	g.mu.Unlock()
 	page(w, r, cs)
 }
 
-func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
-	var in Comment
+// createComment stores a comment by login.
+func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, login string) {
+	var in struct{ Body string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		fail(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
@@ -388,15 +428,21 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.nextID++
-	c := Comment{ID: g.nextID, Body: in.Body, Issue: n,
+	c := Comment{ID: g.nextID, Body: in.Body, Issue: n, User: login,
 		HTMLURL: fmt.Sprintf("https://github.example/%s/pull/%d#issuecomment-%d", g.repo, n, g.nextID)}
 	g.comments = append(g.comments, c)
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(c)
+	json.NewEncoder(w).Encode(commentJSON(c))
 }
 
-func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request) {
-	var in Comment
+// mayEditOthers lists the roles that may edit another user's comment.
+var mayEditOthers = []string{"admin", "maintain", "write"}
+
+// editComment changes a comment's body, for its author or a user who may
+// write to the repository.
+func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request, login string) {
+	var in struct{ Body string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		fail(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
@@ -404,17 +450,22 @@ func (g *GitHub) editComment(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for i := range g.comments {
-		if g.comments[i].ID == id {
-			g.comments[i].Body = in.Body
-			json.NewEncoder(w).Encode(g.comments[i])
-			return
-		}
+	i := slices.IndexFunc(g.comments, func(c Comment) bool { return c.ID == id })
+	if i < 0 {
+		fail(w, http.StatusNotFound, "Not Found")
+		return
 	}
-	fail(w, http.StatusNotFound, "Not Found")
+	c := &g.comments[i]
+	if !strings.EqualFold(c.User, login) && !slices.Contains(mayEditOthers, g.role(login)) {
+		fail(w, http.StatusForbidden, "Must have admin rights to Repository.")
+		return
+	}
+	c.Body = in.Body
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(commentJSON(*c))
 }
 
-func (g *GitHub) listMilestones(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) listMilestones(w http.ResponseWriter, r *http.Request, _ string) {
 	want := state(r)
 	g.mu.Lock()
 	var out []map[string]any
@@ -432,7 +483,7 @@ func (g *GitHub) listMilestones(w http.ResponseWriter, r *http.Request) {
 	page(w, r, out)
 }
 
-func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request, _ string) {
 	q := r.URL.Query()
 	want := state(r)
 	var labels []string
@@ -465,19 +516,16 @@ func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request) {
 	page(w, r, out)
 }
 
-func (g *GitHub) permission(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) permission(w http.ResponseWriter, r *http.Request, _ string) {
 	login := r.PathValue("login")
 	g.mu.Lock()
-	p, ok := g.perms[strings.ToLower(login)]
+	role := g.role(login)
 	g.mu.Unlock()
-	if !ok {
-		p = "none"
-	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"permission": p, "role_name": p, "user": map[string]any{"login": login, "type": "User"}})
+	json.NewEncoder(w).Encode(map[string]any{"permission": roles[role], "role_name": role, "user": user(login)})
 }
 
-func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
 	sha, ok := g.heads[n]
@@ -522,7 +570,7 @@ func writeLabels(w http.ResponseWriter, labels []string) {
 	json.NewEncoder(w).Encode(ls)
 }
 
-func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
 	is := g.issue(n)
@@ -544,7 +592,7 @@ func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request) {
 
 // addLabels takes a JSON array of names, as go-github sends it, or
 // {"labels": [...]}, as GitHub's documentation shows it.
-func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request, _ string) {
 	var raw json.RawMessage
 	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
 		fail(w, http.StatusBadRequest, "Problems parsing JSON")
@@ -575,7 +623,7 @@ func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request) {
 	writeLabels(w, is.Labels)
 }
 
-func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request) {
+func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	name := r.PathValue("name")
 	g.mu.Lock()
