@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
 // TestGitHubPermissionLevel reads permissions from the fake: each level as
@@ -134,9 +135,9 @@ func TestGerritInGroup(t *testing.T) {
 }
 
 // TestGitHubPullRequestHead reads a pull request's head commit from the
-// fake: the one set, a pull request that is not there explained, a head
-// that is not a commit refused, and names that would change the URL's path
-// refused before any request.
+// fake: the one set, a merged one's into a release branch, a pull request
+// that is not there explained, a head that is not a commit refused, and
+// names that would change the URL's path refused before any request.
 func TestGitHubPullRequestHead(t *testing.T) {
 	f, auth := newFakeGitHub(t, "gopher/codec")
 	g := newTestGitHub(t, auth, Options{})
@@ -149,6 +150,12 @@ func TestGitHubPullRequestHead(t *testing.T) {
 	}
 	if got, want := f.Requests(), []string{"GET /api/v3/repos/gopher/codec/pulls/7"}; !slices.Equal(got, want) {
 		t.Errorf("requests %q, want %q", got, want)
+	}
+
+	f.SetPullRequest(10, reviewtest.PullRequest{Head: sha, Base: "release-branch.go1.28", State: "closed", Merged: true})
+	h, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 10})
+	if want := (PullRequestHead{SHA: sha, State: "closed", Base: "release-branch.go1.28"}); err != nil || h != want {
+		t.Errorf("merged pull request: %+v, %v; want %+v", h, err, want)
 	}
 
 	_, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 8})

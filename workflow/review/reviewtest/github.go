@@ -21,12 +21,12 @@ import (
 // A GitHub is a fake of GitHub's REST API holding one repository's data:
 // comments (each on the pull request it was created on, or, when set with
 // SetComments, on every one), milestones, issues and pull requests with
-// their labels, pull requests' heads and users' roles. It serves the API under /api/v3/, as GitHub
-// Enterprise does, so that a client that builds absolute URLs instead of
-// resolving them against GITHUB_API_URL gets a 400 and shows up in Stray.
-// Lists hold two items a page, so that paging is exercised. It records
-// every request, so a test can say "only GETs", and SetFault lets a test
-// break any of them.
+// their labels, pull requests' heads, state and branches, and users'
+// roles. It serves the API under /api/v3/, as GitHub Enterprise does, so
+// that a client that builds absolute URLs instead of resolving them
+// against GITHUB_API_URL gets a 400 and shows up in Stray. Lists hold two
+// items a page, so that paging is exercised. It records every request, so
+// a test can say "only GETs", and SetFault lets a test break any of them.
 //
 // It says no where GitHub does, so that a test cannot pass on what GitHub
 // would refuse: it serves only the repository it was made for (any other
@@ -48,9 +48,9 @@ type GitHub struct {
 	tokens     map[string]string // token: login
 	comments   []Comment
 	milestones []Milestone
-	issues     []Issue
+	issues     []*issue
+	lastIssue  int               // the number AddIssue or AddPullRequest gave last
 	perms      map[string]string // lower-case login: role
-	heads      map[int]string    // pull request number: head commit
 	nextID     int64
 	requests   []string // "METHOD PATH"
 	auth       []string // Authorization headers
@@ -86,14 +86,25 @@ type Milestone struct {
 	DueOn  time.Time // zero: no due date
 }
 
-// An Issue is an issue, or a pull request, as the fake stores it: GitHub
-// lists pull requests among the issues.
-type Issue struct {
-	Number      int
-	Milestone   int // the milestone's number; 0: none
-	Labels      []string
-	State       string // "open" or "closed"
-	PullRequest bool
+// A PullRequest is what GET .../pulls/{n} says of a pull request besides
+// what it shares with issues (milestone, labels).
+type PullRequest struct {
+	Head    string // the head commit
+	HeadRef string // the branch it is from; "": feature
+	Base    string // the branch it is to be merged into; "": master
+	State   string // "open" or "closed"; "": open
+	Merged  bool   // merged, and so closed
+}
+
+// An issue is an issue, or a pull request, as the fake stores it: GitHub
+// lists pull requests among the issues, and numbers both in one sequence.
+type issue struct {
+	number    int
+	milestone int // the milestone's number; 0: none
+	labels    []string
+	state     string       // "open" or "closed"
+	pull      *PullRequest // nil: an issue; its State is always state
+	mergedAt  time.Time
 }
 
 // perPage is the fake's page size, whatever per_page asks.
@@ -276,21 +287,31 @@ func (g *GitHub) AddMilestone(title, state string, due time.Time) int {
 // AddIssue adds an issue in the milestone (0: none), with the labels, and
 // returns its number.
 func (g *GitHub) AddIssue(milestone int, state string, labels ...string) int {
-	return g.addIssue(Issue{Milestone: milestone, State: state, Labels: labels})
+	return g.addIssue(&issue{milestone: milestone, state: state, labels: labels})
 }
 
 // AddPullRequest adds a pull request, which GitHub lists among the issues,
-// in the milestone, with the labels, and returns its number.
+// in the milestone, with the labels, and returns its number. It is into
+// master, at a head of its own.
 func (g *GitHub) AddPullRequest(milestone int, state string, labels ...string) int {
-	return g.addIssue(Issue{Milestone: milestone, State: state, Labels: labels, PullRequest: true})
+	return g.addIssue(&issue{milestone: milestone, state: state, labels: labels, pull: &PullRequest{State: state}})
 }
 
-func (g *GitHub) addIssue(is Issue) int {
+// addIssue numbers is from 70001 on, past the numbers tests chose with
+// SetHead and SetPullRequest, and stores it.
+func (g *GitHub) addIssue(is *issue) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	is.Number = 70000 + len(g.issues) + 1
+	g.lastIssue = max(g.lastIssue+1, 70001)
+	for g.issue(g.lastIssue) != nil {
+		g.lastIssue++
+	}
+	is.number = g.lastIssue
+	if is.pull != nil {
+		is.pull.Head = fmt.Sprintf("%040x", is.number)
+	}
 	g.issues = append(g.issues, is)
-	return is.Number
+	return is.number
 }
 
 // roles maps each role SetPermission takes to the permission GitHub's
@@ -318,16 +339,62 @@ func (g *GitHub) role(login string) string {
 	return "none"
 }
 
-// SetHead sets the head commit of pull request n (which need not be among
-// the issues): GET .../pulls/N answers it as an open pull request, and a
-// pull request without a head is not found.
-func (g *GitHub) SetHead(n int, sha string) {
+// SetPullRequest makes n a pull request as pr says, keeping its milestone
+// and labels if it was one already (n must not be an issue).
+func (g *GitHub) SetPullRequest(n int, pr PullRequest) {
+	if pr.State == "" {
+		pr.State = "open"
+	}
+	if pr.Merged && pr.State != "closed" {
+		panic(fmt.Sprintf("reviewtest: SetPullRequest(%d): merged but %s", n, pr.State))
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.heads == nil {
-		g.heads = map[int]string{}
+	is := g.issue(n)
+	if is == nil {
+		is = &issue{number: n}
+		g.issues = append(g.issues, is)
+	} else if is.pull == nil {
+		panic(fmt.Sprintf("reviewtest: SetPullRequest(%d): an issue, not a pull request", n))
 	}
-	g.heads[n] = sha
+	is.pull, is.state = &pr, pr.State
+	if pr.Merged {
+		is.mergedAt = time.Now()
+	}
+}
+
+// SetHead moves the head of pull request n to the commit sha, as a push
+// does. A pull request the fake does not know yet becomes one, open, into
+// master.
+func (g *GitHub) SetHead(n int, sha string) {
+	g.mu.Lock()
+	is := g.issue(n)
+	if is != nil && is.pull != nil {
+		is.pull.Head = sha
+		g.mu.Unlock()
+		return
+	}
+	g.mu.Unlock()
+	g.SetPullRequest(n, PullRequest{Head: sha})
+}
+
+// ClosePullRequest closes pull request n without merging it.
+func (g *GitHub) ClosePullRequest(n int) { g.closePull(n, false) }
+
+// MergePullRequest merges pull request n, which closes it.
+func (g *GitHub) MergePullRequest(n int) { g.closePull(n, true) }
+
+func (g *GitHub) closePull(n int, merge bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	is := g.issue(n)
+	if is == nil || is.pull == nil {
+		panic(fmt.Sprintf("reviewtest: no pull request %d", n))
+	}
+	is.state, is.pull.State = "closed", "closed"
+	if merge {
+		is.pull.Merged, is.mergedAt = true, time.Now()
+	}
 }
 
 // Requests returns the requests received, as "METHOD PATH".
@@ -493,22 +560,22 @@ func (g *GitHub) listIssues(w http.ResponseWriter, r *http.Request, _ string) {
 	g.mu.Lock()
 	var out []map[string]any
 	for _, is := range g.issues {
-		if want != "all" && is.State != want {
+		if want != "all" && is.state != want {
 			continue
 		}
-		if m := q.Get("milestone"); m != "" && m != "*" && m != strconv.Itoa(is.Milestone) {
+		if m := q.Get("milestone"); m != "" && m != "*" && m != strconv.Itoa(is.milestone) {
 			continue
 		}
-		if slices.ContainsFunc(labels, func(l string) bool { return !slices.Contains(is.Labels, l) }) {
+		if slices.ContainsFunc(labels, func(l string) bool { return !slices.Contains(is.labels, l) }) {
 			continue
 		}
 		ls := []map[string]string{}
-		for _, l := range is.Labels {
+		for _, l := range is.labels {
 			ls = append(ls, map[string]string{"name": l})
 		}
-		v := map[string]any{"number": is.Number, "state": is.State, "labels": ls}
-		if is.PullRequest {
-			v["pull_request"] = map[string]string{"url": fmt.Sprintf("http://%s/api/v3/repos/%s/pulls/%d", r.Host, g.repo, is.Number)}
+		v := map[string]any{"number": is.number, "state": is.state, "labels": ls}
+		if is.pull != nil {
+			v["pull_request"] = map[string]string{"url": fmt.Sprintf("http://%s/api/v3/repos/%s/pulls/%d", r.Host, g.repo, is.number)}
 		}
 		out = append(out, v)
 	}
@@ -525,18 +592,37 @@ func (g *GitHub) permission(w http.ResponseWriter, r *http.Request, _ string) {
 	json.NewEncoder(w).Encode(map[string]any{"permission": roles[role], "role_name": role, "user": user(login)})
 }
 
+// pullRequest answers a pull request as GitHub does: an issue's number is
+// not found.
 func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
-	sha, ok := g.heads[n]
+	is := g.issue(n)
+	var pr PullRequest
+	var merged time.Time
+	if is != nil && is.pull != nil {
+		pr, merged = *is.pull, is.mergedAt
+	}
 	g.mu.Unlock()
-	if !ok {
+	if is == nil || is.pull == nil {
 		fail(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	if pr.HeadRef == "" {
+		pr.HeadRef = "feature"
+	}
+	if pr.Base == "" {
+		pr.Base = "master"
+	}
+	owner, _, _ := strings.Cut(g.repo, "/")
+	v := map[string]any{"number": n, "state": pr.State, "merged": pr.Merged, "merged_at": nil,
+		"head": map[string]any{"sha": pr.Head, "ref": pr.HeadRef, "label": owner + ":" + pr.HeadRef},
+		"base": map[string]any{"ref": pr.Base, "label": owner + ":" + pr.Base}}
+	if pr.Merged {
+		v["merged_at"] = merged.UTC().Format(time.RFC3339)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"number": n, "state": "open",
-		"head": map[string]any{"sha": sha, "ref": "feature"}, "base": map[string]any{"ref": "master"}})
+	json.NewEncoder(w).Encode(v)
 }
 
 // IssueLabels returns the labels of issue or pull request n, sorted; nil
@@ -545,16 +631,16 @@ func (g *GitHub) IssueLabels(n int) []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if is := g.issue(n); is != nil {
-		return slices.Sorted(slices.Values(is.Labels))
+		return slices.Sorted(slices.Values(is.labels))
 	}
 	return nil
 }
 
-// issue returns the stored issue n, or nil; g.mu is held.
-func (g *GitHub) issue(n int) *Issue {
-	for i := range g.issues {
-		if g.issues[i].Number == n {
-			return &g.issues[i]
+// issue returns the stored issue or pull request n, or nil; g.mu is held.
+func (g *GitHub) issue(n int) *issue {
+	for _, is := range g.issues {
+		if is.number == n {
+			return is
 		}
 	}
 	return nil
@@ -576,7 +662,7 @@ func (g *GitHub) listLabels(w http.ResponseWriter, r *http.Request, _ string) {
 	is := g.issue(n)
 	var ls []string
 	if is != nil {
-		ls = slices.Clone(is.Labels)
+		ls = slices.Clone(is.labels)
 	}
 	g.mu.Unlock()
 	if is == nil {
@@ -616,11 +702,11 @@ func (g *GitHub) addLabels(w http.ResponseWriter, r *http.Request, _ string) {
 		return
 	}
 	for _, l := range names {
-		if !slices.Contains(is.Labels, l) {
-			is.Labels = append(is.Labels, l)
+		if !slices.Contains(is.labels, l) {
+			is.labels = append(is.labels, l)
 		}
 	}
-	writeLabels(w, is.Labels)
+	writeLabels(w, is.labels)
 }
 
 func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request, _ string) {
@@ -629,10 +715,10 @@ func (g *GitHub) removeLabel(w http.ResponseWriter, r *http.Request, _ string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	is := g.issue(n)
-	if is == nil || !slices.Contains(is.Labels, name) {
+	if is == nil || !slices.Contains(is.labels, name) {
 		fail(w, http.StatusNotFound, "Label does not exist")
 		return
 	}
-	is.Labels = slices.DeleteFunc(is.Labels, func(l string) bool { return l == name })
-	writeLabels(w, is.Labels)
+	is.labels = slices.DeleteFunc(is.labels, func(l string) bool { return l == name })
+	writeLabels(w, is.labels)
 }
