@@ -88,6 +88,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 
 	gh := reviewtest.NewGitHub("gopher/codec")
 	defer gh.Close()
+	gh.SetHead(7, fakeHead)
 	t.Setenv("GITHUB_API_URL", gh.URL)
 	t.Setenv("GITHUB_TOKEN", reviewtest.Token)
 

@@ -87,8 +87,9 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("HEAD", res.Commit)
 }
 
-// fakegithub starts a fake GitHub of gopher/codec for the rest of the
-// script and points GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub
+// fakegithub starts a fake GitHub of gopher/codec, with pull request 7
+// open, for the rest of the script and points GITHUB_API_URL and
+// GITHUB_TOKEN at it. 'fakegithub
 // comments N' checks that it holds N comments; 'fakegithub body FILE'
 // writes the last one's body to FILE.
 func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
@@ -117,11 +118,16 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f := reviewtest.NewGitHub("gopher/codec")
 	ts.Defer(f.Close)
+	f.SetHead(7, fakeHead)
 	ts.Setenv("GITHUB_API_URL", f.URL)
 	f.AddToken(scriptToken, reviewtest.Bot)
 	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f = f
 }
+
+// fakeHead is the head commit of the fake GitHub's pull requests that a
+// test only comments on.
+const fakeHead = "0b5e1c0d7a3f2e4b6c8d9e0f1a2b3c4d5e6f7a8b"
 
 // scriptToken is the GitHub token of the scripts that start a fake GitHub,
 // which signs it in as reviewtest.Bot; a script checks that no output

@@ -24,6 +24,7 @@ func TestRunGitHub(t *testing.T) {
 	}
 	f := reviewtest.NewGitHub("gopher/codec")
 	defer f.Close()
+	f.SetHead(7, fakeHead)
 	for k, v := range map[string]string{
 		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
 		"GIT_AUTHOR_NAME": "Gopher", "GIT_AUTHOR_EMAIL": "gopher@example.com",

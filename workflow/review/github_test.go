@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,9 +24,11 @@ import (
 const fakeToken = reviewtest.Token
 
 // newFakeGitHub starts a fake GitHub of repo (under /api/v3, as GitHub
-// Enterprise serves the API) and returns the credentials that reach it.
+// Enterprise serves the API), with an open pull request of testPR's
+// number, and returns the credentials that reach it.
 func newFakeGitHub(t *testing.T, repo string) (*reviewtest.GitHub, *GitHubAuth) {
 	f := reviewtest.NewGitHub(repo)
+	f.SetHead(testPR.Number, testHead)
 	t.Cleanup(func() {
 		f.Close()
 		if s := f.Stray(); len(s) > 0 {
@@ -48,6 +51,9 @@ func newTestGitHub(t *testing.T, auth *GitHubAuth, o Options) *GitHub {
 }
 
 var testPR = PullRequest{"gopher", "codec", 7}
+
+// testHead is testPR's head commit.
+const testHead = "0b5e1c0d7a3f2e4b6c8d9e0f1a2b3c4d5e6f7a8b"
 
 func TestGitHubCreateThenUpdate(t *testing.T) {
 	f, auth := newFakeGitHub(t, "gopher/codec")
@@ -260,6 +266,32 @@ func TestGitHubPermanentErrors(t *testing.T) {
 				t.Errorf("error shows the token: %s", msg)
 			}
 		})
+	}
+}
+
+// TestGitHubNoSuchTarget posts to a repository the fake does not serve and
+// to a pull request it does not have: each a permanent 404 at once,
+// naming the target, and nothing stored.
+func TestGitHubNoSuchTarget(t *testing.T) {
+	for _, tt := range []struct {
+		pr       PullRequest
+		requests []string
+	}{
+		{PullRequest{"gopher", "other", 7}, []string{"GET /api/v3/repos/gopher/other/issues/7/comments"}},
+		{PullRequest{"gopher", "codec", 8}, []string{"GET /api/v3/repos/gopher/codec/issues/8/comments", "POST /api/v3/repos/gopher/codec/issues/8/comments"}},
+	} {
+		f, auth := newFakeGitHub(t, "gopher/codec")
+		g := newTestGitHub(t, auth, Options{})
+		_, err := g.Post(context.Background(), tt.pr, Message{Kind: "bench", Text: "table"})
+		if e, ok := errors.AsType[*Error](err); !ok || e.Status != http.StatusNotFound || !e.Permanent() || !strings.Contains(err.Error(), "pull request "+tt.pr.String()+": ") {
+			t.Errorf("%s: error %v, want a permanent 404 naming it", tt.pr, err)
+		}
+		if got := f.Requests(); !slices.Equal(got, tt.requests) {
+			t.Errorf("%s: requests %q, want %q", tt.pr, got, tt.requests)
+		}
+		if cs := f.Comments(); len(cs) != 0 {
+			t.Errorf("%s: comments %+v", tt.pr, cs)
+		}
 	}
 }
 

@@ -34,7 +34,8 @@ import (
 // and an unknown one is refused on every route; without a token it answers
 // reads of a public repository only, and no write; a comment has an
 // author, the token's user when created, and only its author or a user
-// who may write to the repository may edit it.
+// who may write to the repository may edit it; a comment goes only on an
+// issue or pull request the fake knows.
 //
 // An endpoint is one line in the table in NewGitHub and one handler.
 type GitHub struct {
@@ -471,6 +472,8 @@ func commentJSON(c Comment) map[string]any {
 	return map[string]any{"id": c.ID, "body": c.Body, "html_url": c.HTMLURL, "user": user(c.User)}
 }
 
+// listComments lists the comments of issue n, known or not: the fake
+// does not check that n is an issue here.
 func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request, _ string) {
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
@@ -484,7 +487,8 @@ func (g *GitHub) listComments(w http.ResponseWriter, r *http.Request, _ string) 
 	page(w, r, cs)
 }
 
-// createComment stores a comment by login.
+// createComment stores a comment by login on a known issue or pull
+// request.
 func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, login string) {
 	var in struct{ Body string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
@@ -494,9 +498,18 @@ func (g *GitHub) createComment(w http.ResponseWriter, r *http.Request, login str
 	n, _ := strconv.Atoi(r.PathValue("n"))
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	is := g.issue(n)
+	if is == nil {
+		fail(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	kind := "issues"
+	if is.pull != nil {
+		kind = "pull"
+	}
 	g.nextID++
 	c := Comment{ID: g.nextID, Body: in.Body, Issue: n, User: login,
-		HTMLURL: fmt.Sprintf("https://github.example/%s/pull/%d#issuecomment-%d", g.repo, n, g.nextID)}
+		HTMLURL: fmt.Sprintf("https://github.example/%s/%s/%d#issuecomment-%d", g.repo, kind, n, g.nextID)}
 	g.comments = append(g.comments, c)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
