@@ -86,10 +86,11 @@ func TestDryRunWritesNothing(t *testing.T) {
 	portBranch := regexp.MustCompile(`as branch (\S+):`).FindStringSubmatch(out)[1]
 	git("checkout", "-q", portBranch) // the second patch applies on top of the first
 
-	gh := reviewtest.NewGitHub()
+	gh := reviewtest.NewGitHub("gopher/codec")
 	defer gh.Close()
+	gh.SetHead(7, fakeHead)
 	t.Setenv("GITHUB_API_URL", gh.URL)
-	t.Setenv("GITHUB_TOKEN", "ghp_dry_run_test_token")
+	t.Setenv("GITHUB_TOKEN", reviewtest.Token)
 
 	// What must not change.
 	type gerritState struct {

@@ -35,11 +35,12 @@ type (
 	}
 )
 
-// freezefakes starts a fake GitHub and a release list server for the rest
-// of the script, points GITHUB_API_URL at the fake, and writes live.yaml:
-// a configuration whose live sources are the fakes and whose rule makes
-// today frozen, whatever day today is, for a release of its own (go9.N,
-// exported as $RELEASE, its milestone as $MILESTONE, its due date as $DUE).
+// freezefakes starts a fake GitHub of golang/go and a release list server
+// for the rest of the script, points GITHUB_API_URL at the fake, and
+// writes live.yaml: a configuration whose live sources are the fakes and
+// whose rule makes today frozen, whatever day today is, for a release of
+// its own (go9.N, exported as $RELEASE, its milestone as $MILESTONE, its
+// due date as $DUE).
 // The fake GitHub has the milestone open with one release-blocker issue.
 // The list served is FILE in $WORK; 'freezefakes dl FILE' serves another.
 func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
@@ -56,7 +57,7 @@ func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f.dl = freezetest.NewDownloads(ts.MkAbs(args[0]))
 	ts.Defer(f.dl.Close)
-	f.github = reviewtest.NewGitHub()
+	f.github = reviewtest.NewGitHub("golang/go")
 	ts.Defer(f.github.Close)
 
 	// A rule of three-month cycles whose freezes begin on the first Monday
@@ -89,7 +90,8 @@ func cmdFreezeFakes(ts *testscript.TestScript, neg bool, args []string) {
 `, month.Format("2006-01"), f.dl.URL)
 	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("WORK"), "live.yaml"), []byte(cfg), 0o666))
 	ts.Setenv("GITHUB_API_URL", f.github.URL)
-	ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+	f.github.AddToken(scriptToken, reviewtest.Bot)
+	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Setenv("RELEASE", "go9.1")
 	ts.Setenv("MILESTONE", "Go9.1")
 	ts.Setenv("DUE", due.Format(time.DateOnly))

@@ -87,10 +87,11 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("HEAD", res.Commit)
 }
 
-// fakegithub starts a fake GitHub for the rest of the script and points
-// GITHUB_API_URL and GITHUB_TOKEN at it. 'fakegithub comments N' checks
-// that it holds N comments; 'fakegithub body FILE' writes the last one's
-// body to FILE.
+// fakegithub starts a fake GitHub of gopher/codec, with pull request 7
+// open, for the rest of the script and points GITHUB_API_URL and
+// GITHUB_TOKEN at it. 'fakegithub
+// comments N' checks that it holds N comments; 'fakegithub body FILE'
+// writes the last one's body to FILE.
 func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 && args[0] == "comments" {
 		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
@@ -115,12 +116,23 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: fakegithub [comments N | body FILE]")
 	}
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("gopher/codec")
 	ts.Defer(f.Close)
+	f.SetHead(7, fakeHead)
 	ts.Setenv("GITHUB_API_URL", f.URL)
-	ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+	f.AddToken(scriptToken, reviewtest.Bot)
+	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f = f
 }
+
+// fakeHead is the head commit of the fake GitHub's pull requests that a
+// test only comments on.
+const fakeHead = "0b5e1c0d7a3f2e4b6c8d9e0f1a2b3c4d5e6f7a8b"
+
+// scriptToken is the GitHub token of the scripts that start a fake GitHub,
+// which signs it in as reviewtest.Bot; a script checks that no output
+// shows it.
+const scriptToken = "ghp_script_token_8086"
 
 // The fake GitHub a script started is kept in its Values under this key.
 type (

@@ -22,13 +22,14 @@ func TestRunGitHub(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs benchmarks")
 	}
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("gopher/codec")
 	defer f.Close()
+	f.SetHead(7, fakeHead)
 	for k, v := range map[string]string{
 		"HOME": t.TempDir(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull,
 		"GIT_AUTHOR_NAME": "Gopher", "GIT_AUTHOR_EMAIL": "gopher@example.com",
 		"GIT_COMMITTER_NAME": "Gopher", "GIT_COMMITTER_EMAIL": "gopher@example.com",
-		"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": "ghp_run_test_token", "GITHUB_STEP_SUMMARY": "",
+		"GITHUB_API_URL": f.URL, "GITHUB_TOKEN": reviewtest.Token, "GITHUB_STEP_SUMMARY": "",
 	} {
 		t.Setenv(k, v)
 	}

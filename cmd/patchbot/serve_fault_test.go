@@ -52,10 +52,10 @@ type serveFixture struct {
 }
 
 // serveSecret and serveToken are the fixture's credentials: the log must
-// hold neither.
+// hold neither. The token is the fake GitHub's, of patchbot's user.
 const (
 	serveSecret = "serve-fault-secret-0123456789"
-	serveToken  = "ghp_servefaultFAKEtoken"
+	serveToken  = reviewtest.Token
 )
 
 // serveTestConfig keeps the review client's retries short, so that a fault
@@ -71,8 +71,9 @@ const serveTestConfig = `review:
 
 // startServe starts 'patchbot serve' with the given number of workers on
 // a free loopback port, with a temporary queue and work directory, the fake
-// GitHub (gopher may write; anyone else may not) and a bare repository
-// owner/repo whose pull requests prs are at one commit. It stops when the
+// GitHub of owner/repo (gopher may write; anyone else may not; patchbot
+// signs in as reviewtest.Bot) and a bare repository owner/repo whose pull
+// requests prs, open on the fake, are at one commit. It stops when the
 // test ends, if stop was not called.
 func startServe(tb testing.TB, workers int, prs ...int) *serveFixture {
 	tb.Helper()
@@ -120,15 +121,13 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 		git(src, append([]string{"push"}, refs...)...)
 	}
 
-	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub(), faults: &faults{}, stderr: &syncBuffer{},
+	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub("owner/repo"), faults: &faults{}, stderr: &syncBuffer{},
 		secret: []byte(serveSecret), db: db, gh: gh, head: head, code: make(chan int, 1),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
 	tb.Cleanup(f.fake.Close)
 	f.fake.SetFault(f.faults.serve(f.fake))
 	f.fake.SetPermission("gopher", "write")
-	for _, n := range prs {
-		f.fake.SetHead(n, head)
-	}
+	f.openPRs(prs...)
 
 	tb.Setenv("HOME", filepath.Join(root, "home"))
 	tb.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
@@ -154,6 +153,15 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	}
 	f.start()
 	return f
+}
+
+// openPRs opens pull requests ns on the fake GitHub, at f.head, without
+// pushing them to the bare repository: enough for the jobs that only
+// reply, as GitHub takes a comment only on a pull request it has.
+func (f *serveFixture) openPRs(ns ...int) {
+	for _, n := range ns {
+		f.fake.SetHead(n, f.head)
+	}
 }
 
 // start runs the command with f's arguments and a work directory of its
@@ -559,7 +567,7 @@ func commentsPath(n int) string { return fmt.Sprintf("/api/v3/repos/owner/repo/i
 // exactly one reply of each kind, and the queue exactly the three jobs,
 // completed.
 func TestServeGitHub5xx(t *testing.T) {
-	f := startServe(t, 1, 1)
+	f := startServe(t, 1, 1, 2, 3)
 	freezeD := signedDelivery("d-freeze", ghComment{pr: 1, id: 11, login: "gopher", body: "/patchbot freeze"})
 	helpD := signedDelivery("d-help", ghComment{pr: 2, id: 21, login: "gopher", body: "/patchbot help"})
 	refuseD := signedDelivery("d-refuse", ghComment{pr: 3, id: 31, login: "stranger", body: "/patchbot bench"})
@@ -677,7 +685,7 @@ func keys[V any](m map[string]V) []string {
 // that the client gives up and the queue runs the job again). Either way
 // the retry finds the comment by its marker and posts no second one.
 func TestServeGitHubLostReply(t *testing.T) {
-	f := startServe(t, 1, 5)
+	f := startServe(t, 1, 4, 5)
 	lost := f.faults.add(&fault{method: "POST", path: commentsPath(4), n: 1, how: lostAnswer})
 	lied := f.faults.add(&fault{method: "POST", path: commentsPath(5), n: 1, how: badGatewayLie})
 	// The job's first look (nothing there yet) passes; the client's look
@@ -718,7 +726,7 @@ func TestServeGitHubLostReply(t *testing.T) {
 // the queue's retry posts it once the limit is gone, rather than the job
 // being cancelled and the reply lost.
 func TestServeGitHubRateLimited(t *testing.T) {
-	f := startServe(t, 1, 6)
+	f := startServe(t, 1, 6, 7)
 	f.faults.add(&fault{method: "POST", path: commentsPath(6), n: 1, how: rateLimited})
 	f.faults.add(&fault{method: "POST", path: commentsPath(7), n: 1, how: secondaryLimited})
 	f.deliver(signedDelivery("r-freeze", ghComment{pr: 6, id: 61, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
@@ -741,7 +749,7 @@ func TestServeGitHubRateLimited(t *testing.T) {
 // form-encoded delivery 415, a GET of the webhook 405; nothing is queued,
 // nothing is asked of GitHub, and the server goes on answering.
 func TestServeBadInput(t *testing.T) {
-	f := startServe(t, 0)
+	f := startServe(t, 0, 1)
 	big := ghComment{pr: 1, id: 1, login: "gopher", body: "/patchbot help\n\n" + strings.Repeat("x", 2<<20)}
 	bigD := signedDelivery("b-big", big)
 	f.deliver(bigD, http.StatusRequestEntityTooLarge, "body larger than 1048576 bytes")
@@ -838,6 +846,15 @@ func loadDeliveries(cases []loadCase) ([]delivery, map[string]loadCase) {
 		}
 	}
 	return ds, want
+}
+
+// loadPRs are the pull requests the cases comment on.
+func loadPRs(cases []loadCase) []int {
+	var prs []int
+	for _, c := range cases {
+		prs = append(prs, c.pr)
+	}
+	return prs
 }
 
 // freezePRs are the pull requests serveLoad(n) asks a freeze on.
@@ -996,6 +1013,7 @@ func testServeLoad(t *testing.T, db string, procs int) {
 	}
 	first := map[string]int{} // delivery id → the serve its first went to
 	cases := serveLoad(n, func(int) string { return f.head })
+	f.openPRs(loadPRs(cases)...)
 	ds, want := loadDeliveries(cases)
 
 	route := make([]string, len(ds))
@@ -1132,7 +1150,7 @@ func BenchmarkServeWebhook(b *testing.B) {
 			ds := make([]delivery, b.N)
 			for i := range ds {
 				pr := 1000 + i
-				f.fake.SetHead(pr, f.head)
+				f.openPRs(pr)
 				ds[i] = signedDelivery(fmt.Sprintf("bench-%d", i), ghComment{pr: pr, id: int64(100000 + i), login: "gopher", body: bc.body})
 			}
 			b.ResetTimer()

@@ -59,6 +59,7 @@ func TestServePostgresRestart(t *testing.T) {
 	prs := freezePRs(n)
 	f := startServeOn(t, db, serveLoadWorkers, prs...)
 	cases := serveLoad(n, func(int) string { return f.head })
+	f.openPRs(loadPRs(cases)...)
 	ds, want := loadDeliveries(cases)
 
 	done := make(chan []loadResult)

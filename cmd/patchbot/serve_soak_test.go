@@ -105,6 +105,7 @@ func TestServeSoak(t *testing.T) {
 	n := int(d.Seconds() * soakRate)
 	f := startServeOn(t, db, 0, freezePRs(n)...)
 	cases := serveLoad(n, func(int) string { return f.head })
+	f.openPRs(loadPRs(cases)...)
 	ds, want := loadDeliveries(cases)
 
 	// Gerrit: accounts, and the changes the commands go on.

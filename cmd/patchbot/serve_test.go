@@ -94,7 +94,7 @@ func TestServeGitHub(t *testing.T) {
 	head := serveGit(t, src, "rev-parse", "HEAD")
 	serveGit(t, src, "push", "-q", bare, "HEAD:refs/pull/1/head")
 
-	fake := reviewtest.NewGitHub()
+	fake := reviewtest.NewGitHub("owner/repo")
 	t.Cleanup(fake.Close)
 	fake.SetHead(1, head)
 	fake.SetPermission("gopher", "write")
@@ -107,7 +107,7 @@ func TestServeGitHub(t *testing.T) {
 	// library per test.
 	t.Setenv("XDG_CACHE_HOME", testCacheHome)
 	t.Setenv(serve.EnvWebhookSecret, secret)
-	t.Setenv(review.EnvGitHubToken, "ghp_servetestFAKEtoken")
+	t.Setenv(review.EnvGitHubToken, reviewtest.Token)
 	t.Setenv(review.EnvGitHubAPIURL, fake.URL)
 	t.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
 	serveGitHubURL = gh
@@ -244,7 +244,7 @@ func TestServeGitHub(t *testing.T) {
 		t.Fatalf("serve did not stop:\n%s", stderr.String())
 	}
 	log := stderr.String()
-	for _, s := range []string{secret, "ghp_servetestFAKEtoken", "Looks right."} {
+	for _, s := range []string{secret, reviewtest.Token, "Looks right."} {
 		if strings.Contains(log, s) {
 			t.Errorf("the log holds %q:\n%s", s, log)
 		}

@@ -22,8 +22,8 @@ func TestSweepServers(t *testing.T) {
 	}))
 }
 
-// fakeprs starts a fake GitHub for the rest of the script, points
-// GITHUB_API_URL and GITHUB_TOKEN at it, and gives it two open pull
+// fakeprs starts a fake GitHub of owner/repo for the rest of the script,
+// points GITHUB_API_URL and GITHUB_TOKEN at it, and gives it two open pull
 // requests, $PLAIN without labels and $WAITING labelled wait-release.
 // 'fakeprs N LABELS COMMENTS' checks that pull request N has the labels
 // (comma-separated, sorted; - for none) and that the fake holds COMMENTS
@@ -34,10 +34,11 @@ func cmdFakePRs(ts *testscript.TestScript, neg bool, args []string) {
 	case neg:
 		ts.Fatalf("unsupported: ! fakeprs")
 	case len(args) == 0:
-		f := reviewtest.NewGitHub()
+		f := reviewtest.NewGitHub("owner/repo")
 		ts.Defer(f.Close)
 		ts.Setenv("GITHUB_API_URL", f.URL)
-		ts.Setenv("GITHUB_TOKEN", "ghp_script_token_8086")
+		f.AddToken(scriptToken, reviewtest.Bot)
+		ts.Setenv("GITHUB_TOKEN", scriptToken)
 		ts.Setenv("PLAIN", strconv.Itoa(f.AddPullRequest(0, "open")))
 		ts.Setenv("WAITING", strconv.Itoa(f.AddPullRequest(0, "open", freeze.WaitRelease)))
 		h.f = f

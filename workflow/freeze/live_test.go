@@ -147,7 +147,7 @@ func TestLiveNotToday(t *testing.T) {
 // its golang/go, signed in with token ("" for anonymous reads).
 func newFakeGitHub(t *testing.T, token string, o review.Options) (*reviewtest.GitHub, *GitHubSource) {
 	t.Helper()
-	gh := reviewtest.NewGitHub()
+	gh := reviewtest.NewGitHub("golang/go")
 	t.Cleanup(func() {
 		gh.Close()
 		if s := gh.Stray(); len(s) > 0 {
@@ -175,7 +175,7 @@ func onlyReads(t *testing.T, gh *reviewtest.GitHub) {
 }
 
 func TestGitHub(t *testing.T) {
-	gh, src := newFakeGitHub(t, "ghp_test", review.Options{})
+	gh, src := newFakeGitHub(t, reviewtest.Token, review.Options{})
 	gh.AddMilestone("Go1.27", "closed", day("2026-08-10"))
 	m28 := gh.AddMilestone("Go1.28", "open", day("2027-02-17"))
 	gh.AddMilestone("Go1.29", "open", time.Time{})
@@ -213,7 +213,7 @@ func TestGitHub(t *testing.T) {
 	}
 	onlyReads(t, gh)
 	for _, a := range gh.Auth() {
-		if a != "Bearer ghp_test" {
+		if a != "Bearer "+reviewtest.Token {
 			t.Errorf("request with Authorization %q, want the token", a)
 		}
 	}

@@ -12,14 +12,15 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
 // TestGitHubPermissionLevel reads permissions from the fake: each level as
 // GitHub says it, a login it knows nothing of as none, a 503 retried, a
-// 404 explained, and arguments that would change the URL's path refused
+// 404 (another repository) explained, and arguments that would change the URL's path refused
 // before any request.
 func TestGitHubPermissionLevel(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	g := newTestGitHub(t, auth, Options{})
 	ctx := context.Background()
 	f.SetPermission("Alice", "admin")
@@ -59,10 +60,8 @@ func TestGitHubPermissionLevel(t *testing.T) {
 		t.Errorf("after a 503: %q, %v, %d requests", p, err, served.Load())
 	}
 
-	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-		return true
-	})
+	// A repository the fake does not serve.
+	f.SetFault(nil)
 	_, err := g.PermissionLevel(ctx, "gopher", "nope", "bob")
 	want := "GitHub " + f.URL + `/: repository gopher/nope: reading the permission of "bob": 404 Not Found; check the repository's OWNER/REPO and the login, and that the token can see the repository`
 	if e, ok := errors.AsType[*Error](err); !ok || !e.Permanent() || err.Error() != want {
@@ -136,11 +135,11 @@ func TestGerritInGroup(t *testing.T) {
 }
 
 // TestGitHubPullRequestHead reads a pull request's head commit from the
-// fake: the one set, a pull request that is not there explained, a head
-// that is not a commit refused, and names that would change the URL's path
-// refused before any request.
+// fake: the one set, a merged one's into a release branch, a pull request
+// that is not there explained, a head that is not a commit refused, and
+// names that would change the URL's path refused before any request.
 func TestGitHubPullRequestHead(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	g := newTestGitHub(t, auth, Options{})
 	ctx := context.Background()
 	const sha = "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"
@@ -151,6 +150,12 @@ func TestGitHubPullRequestHead(t *testing.T) {
 	}
 	if got, want := f.Requests(), []string{"GET /api/v3/repos/gopher/codec/pulls/7"}; !slices.Equal(got, want) {
 		t.Errorf("requests %q, want %q", got, want)
+	}
+
+	f.SetPullRequest(10, reviewtest.PullRequest{Head: sha, Base: "release-branch.go1.28", State: "closed", Merged: true})
+	h, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 10})
+	if want := (PullRequestHead{SHA: sha, State: "closed", Base: "release-branch.go1.28"}); err != nil || h != want {
+		t.Errorf("merged pull request: %+v, %v; want %+v", h, err, want)
 	}
 
 	_, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 8})

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,12 +20,15 @@ import (
 	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
-const fakeToken = "ghp_faketoken0123456789abcdef"
+// fakeToken is the fake's token of patchbot's user, reviewtest.Bot.
+const fakeToken = reviewtest.Token
 
-// newFakeGitHub starts a fake GitHub (under /api/v3, as GitHub Enterprise
-// serves the API) and returns the credentials that reach it.
-func newFakeGitHub(t *testing.T) (*reviewtest.GitHub, *GitHubAuth) {
-	f := reviewtest.NewGitHub()
+// newFakeGitHub starts a fake GitHub of repo (under /api/v3, as GitHub
+// Enterprise serves the API), with an open pull request of testPR's
+// number, and returns the credentials that reach it.
+func newFakeGitHub(t *testing.T, repo string) (*reviewtest.GitHub, *GitHubAuth) {
+	f := reviewtest.NewGitHub(repo)
+	f.SetHead(testPR.Number, testHead)
 	t.Cleanup(func() {
 		f.Close()
 		if s := f.Stray(); len(s) > 0 {
@@ -48,13 +52,16 @@ func newTestGitHub(t *testing.T, auth *GitHubAuth, o Options) *GitHub {
 
 var testPR = PullRequest{"gopher", "codec", 7}
 
+// testHead is testPR's head commit.
+const testHead = "0b5e1c0d7a3f2e4b6c8d9e0f1a2b3c4d5e6f7a8b"
+
 func TestGitHubCreateThenUpdate(t *testing.T) {
-	f, auth := newFakeGitHub(t)
-	// Someone else's comments, one quoting ours, come first.
+	f, auth := newFakeGitHub(t, "gopher/codec")
+	// Others' comments, one quoting ours, come first.
 	f.SetComments([]reviewtest.Comment{
-		{ID: 1, Body: "LGTM"},
-		{ID: 2, Body: "> " + Marker("bench") + "\n> old numbers"},
-		{ID: 3, Body: "what about ReadInts?"},
+		{ID: 1, Body: "LGTM", User: "alice"},
+		{ID: 2, Body: "> " + Marker("bench") + "\n> old numbers", User: "bob"},
+		{ID: 3, Body: "what about ReadInts?", User: "alice"},
 	})
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	g := newTestGitHub(t, auth, Options{})
@@ -84,8 +91,8 @@ func TestGitHubCreateThenUpdate(t *testing.T) {
 			t.Errorf("comment URL changed from %s to %s", url, res.URL)
 		}
 	}
-	if cs := f.Comments(); len(cs) != 4 || cs[3].Body != Marker("bench")+"\nWriteInts 1.52x\n" {
-		t.Errorf("comments = %+v, want the 3 others and one bench comment, updated", cs)
+	if cs := f.Comments(); len(cs) != 4 || cs[3].Body != Marker("bench")+"\nWriteInts 1.52x\n" || cs[3].User != reviewtest.Bot {
+		t.Errorf("comments = %+v, want the 3 others and one bench comment by %s, updated", cs, reviewtest.Bot)
 	}
 	// Another kind is another comment.
 	if res, err := g.Post(ctx, testPR, Message{Kind: "freeze", Text: "open"}); err != nil || res.Action != Created {
@@ -103,7 +110,7 @@ func TestGitHubCreateThenUpdate(t *testing.T) {
 }
 
 func TestGitHubDryRun(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	auth.Token = ""
 	var log bytes.Buffer
 	g := newTestGitHub(t, auth, Options{DryRun: true, Log: &log})
@@ -181,7 +188,7 @@ func TestGitHubRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, auth := newFakeGitHub(t)
+			f, auth := newFakeGitHub(t, "gopher/codec")
 			f.SetFault(tt.fault)
 			var log bytes.Buffer
 			g := newTestGitHub(t, auth, Options{Log: &log})
@@ -203,7 +210,7 @@ func TestGitHubRetries(t *testing.T) {
 }
 
 func TestGitHubLostResponse(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	var posts atomic.Int32
 	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != "POST" || posts.Add(1) > 1 {
@@ -239,7 +246,7 @@ func TestGitHubPermanentErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, auth := newFakeGitHub(t)
+			f, auth := newFakeGitHub(t, "gopher/codec")
 			f.SetFault(fault("GET", 100, tt.status, nil, tt.body))
 			g := newTestGitHub(t, auth, Options{})
 			_, err := g.Post(context.Background(), testPR, Message{Kind: "bench", Text: "table"})
@@ -259,6 +266,32 @@ func TestGitHubPermanentErrors(t *testing.T) {
 				t.Errorf("error shows the token: %s", msg)
 			}
 		})
+	}
+}
+
+// TestGitHubNoSuchTarget posts to a repository the fake does not serve and
+// to a pull request it does not have: each a permanent 404 at once,
+// naming the target, and nothing stored.
+func TestGitHubNoSuchTarget(t *testing.T) {
+	for _, tt := range []struct {
+		pr       PullRequest
+		requests []string
+	}{
+		{PullRequest{"gopher", "other", 7}, []string{"GET /api/v3/repos/gopher/other/issues/7/comments"}},
+		{PullRequest{"gopher", "codec", 8}, []string{"GET /api/v3/repos/gopher/codec/issues/8/comments", "POST /api/v3/repos/gopher/codec/issues/8/comments"}},
+	} {
+		f, auth := newFakeGitHub(t, "gopher/codec")
+		g := newTestGitHub(t, auth, Options{})
+		_, err := g.Post(context.Background(), tt.pr, Message{Kind: "bench", Text: "table"})
+		if e, ok := errors.AsType[*Error](err); !ok || e.Status != http.StatusNotFound || !e.Permanent() || !strings.Contains(err.Error(), "pull request "+tt.pr.String()+": ") {
+			t.Errorf("%s: error %v, want a permanent 404 naming it", tt.pr, err)
+		}
+		if got := f.Requests(); !slices.Equal(got, tt.requests) {
+			t.Errorf("%s: requests %q, want %q", tt.pr, got, tt.requests)
+		}
+		if cs := f.Comments(); len(cs) != 0 {
+			t.Errorf("%s: comments %+v", tt.pr, cs)
+		}
 	}
 }
 
@@ -287,7 +320,7 @@ func TestParsePullRequest(t *testing.T) {
 // TestGitHubPrimaryRateLimit checks that an exhausted hourly rate limit,
 // whose reset is past the policy's wait, fails at once and says until when.
 func TestGitHubPrimaryRateLimit(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	reset := time.Now().Add(time.Hour).Unix()
 	f.SetFault(fault("GET", 100, http.StatusForbidden,
 		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": strconv.FormatInt(reset, 10)},
@@ -310,16 +343,17 @@ func TestGitHubPrimaryRateLimit(t *testing.T) {
 }
 
 // TestGitHubCreateRaced: the first create fails (502) while another run
-// creates the comment of the kind with other text. The retry looks first,
-// finds that comment and edits it: still one comment of the kind.
+// of patchbot, signed in as the same user, creates the comment of the kind
+// with other text. The retry looks first, finds that comment and edits it,
+// as its author may: still one comment of the kind.
 func TestGitHubCreateRaced(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	var posts atomic.Int32
 	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != "POST" || posts.Add(1) > 1 {
 			return false
 		}
-		f.SetComments([]reviewtest.Comment{{ID: 50, Body: Marker("bench") + "\nother run's table\n"}})
+		f.SetComments([]reviewtest.Comment{{ID: 50, Body: Marker("bench") + "\nother run's table\n", User: reviewtest.Bot, Issue: testPR.Number}})
 		http.Error(w, `{"message":"bad gateway"}`, http.StatusBadGateway)
 		return true
 	})
@@ -329,7 +363,7 @@ func TestGitHubCreateRaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := f.Comments()
-	if len(cs) != 1 || cs[0].ID != 50 || cs[0].Body != Marker("bench")+"\ntable\n" {
+	if len(cs) != 1 || cs[0].ID != 50 || cs[0].Body != Marker("bench")+"\ntable\n" || cs[0].User != reviewtest.Bot {
 		t.Errorf("comments = %+v, want the other run's comment, edited to say table", cs)
 	}
 	if res.Action != Updated || res.Attempts != 2 || f.Count("POST ") != 1 || f.Count("PATCH ") != 1 {

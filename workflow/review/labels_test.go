@@ -12,11 +12,11 @@ import (
 // GitHub: only what differs is written, a second call writes nothing, a
 // dry run only reads, and PullRequests lists pull requests, not issues.
 func TestGitHubLabels(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "gopher/codec")
 	ctx := context.Background()
 	n := f.AddPullRequest(0, "open", "wait-release", "other")
 	f.AddIssue(0, "open", "wait-release")
-	pr := PullRequest{"owner", "repo", n}
+	pr := PullRequest{"gopher", "codec", n}
 
 	dry := newTestGitHub(t, auth, Options{DryRun: true})
 	got, err := dry.Labels(ctx, pr, []string{"ex-wait-release"}, []string{"wait-release"})
@@ -30,7 +30,7 @@ func TestGitHubLabels(t *testing.T) {
 	}
 
 	g := newTestGitHub(t, auth, Options{})
-	prs, err := g.PullRequests(ctx, "owner", "repo", IssueQuery{Labels: []string{"wait-release"}})
+	prs, err := g.PullRequests(ctx, "gopher", "codec", IssueQuery{Labels: []string{"wait-release"}})
 	if err != nil || len(prs) != 1 || prs[0].Number != n {
 		t.Fatalf("PullRequests: %+v, %v", prs, err)
 	}

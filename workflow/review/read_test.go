@@ -66,7 +66,7 @@ func TestGerritReads(t *testing.T) {
 // TestGitHubReads lists milestones and issues over several pages of the
 // fake, anonymously, and checks that only GETs were made.
 func TestGitHubReads(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "golang/go")
 	auth.Token = ""
 	g := newTestGitHub(t, auth, Options{})
 	ctx := context.Background()
@@ -109,16 +109,13 @@ func TestGitHubReads(t *testing.T) {
 	}
 }
 
-// TestGitHubReadErrors checks the errors of reads: a 404 names the
-// repository and what to check; a 503 is retried, then reported.
+// TestGitHubReadErrors checks the errors of reads: a 404 (a repository
+// the fake does not serve) names the repository and what to check; a 503
+// is retried, then reported.
 func TestGitHubReadErrors(t *testing.T) {
-	f, auth := newFakeGitHub(t)
+	f, auth := newFakeGitHub(t, "golang/go")
 	g := newTestGitHub(t, auth, Options{})
 	ctx := context.Background()
-	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-		return true
-	})
 	_, err := g.OpenMilestones(ctx, "golang", "nope")
 	want := "GitHub " + f.URL + "/: repository golang/nope: listing the open milestones: 404 Not Found; check the repository's OWNER/REPO and that the token, if any, can see it"
 	if err == nil || err.Error() != want {

@@ -48,7 +48,7 @@ type env struct {
 func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
 	tt, _ := t.(*testing.T)
 	e := &env{t: tt, jobs: make(chan *queue.Job, 100)}
-	e.gh = reviewtest.NewGitHub()
+	e.gh = reviewtest.NewGitHub("gopher/codec")
 	t.Cleanup(func() {
 		e.gh.Close()
 		if s := e.gh.Stray(); len(s) > 0 {
@@ -83,7 +83,7 @@ func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
 		}
 	}
 	e.q = q
-	gh, err := review.NewGitHub(&review.GitHubAuth{APIURL: e.gh.URL}, review.Options{
+	gh, err := review.NewGitHub(&review.GitHubAuth{Token: reviewtest.Token, APIURL: e.gh.URL}, review.Options{
 		Policy: review.Policy{Attempts: 2, Backoff: time.Millisecond, MaxWait: time.Second},
 	})
 	if err != nil {
@@ -573,19 +573,17 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// TestClosed: a command on a closed pull request runs nothing.
+// TestClosed: a command on a pull request closed, or merged, since the
+// comment was written runs nothing.
 func TestClosed(t *testing.T) {
 	e := newEnv(t, false, nil)
-	e.gh.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
-		if !strings.HasSuffix(r.URL.Path, "/pulls/7") {
-			return false
+	e.gh.SetHead(8, head2)
+	e.gh.ClosePullRequest(7)
+	e.gh.MergePullRequest(8)
+	for _, pr := range []int{7, 8} {
+		if body := e.deliver(fmt.Sprint("c-", pr), comment{PR: pr, Body: "/patchbot bench"}, 200); !strings.HasPrefix(body, "ignored: the pull request is closed") {
+			t.Errorf("#%d closed: %q", pr, body)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"number":7,"state":"closed","head":{"sha":%q}}`, head1)
-		return true
-	})
-	if body := e.deliver("c-1", comment{Body: "/patchbot bench"}, 200); !strings.HasPrefix(body, "ignored: the pull request is closed") {
-		t.Errorf("closed: %q", body)
 	}
 	e.wantJobs()
 }

@@ -16,7 +16,7 @@ import (
 // which is not a pull request. Each sweep runs first as a dry run, which
 // only reads; then for real, then again, which writes nothing.
 func TestFreezeGitHub(t *testing.T) {
-	f := reviewtest.NewGitHub()
+	f := reviewtest.NewGitHub("owner/repo")
 	defer f.Close()
 	plain := f.AddPullRequest(0, "open")
 	waiting := f.AddPullRequest(0, "open", freeze.WaitRelease)
@@ -24,7 +24,7 @@ func TestFreezeGitHub(t *testing.T) {
 	f.AddPullRequest(0, "closed", freeze.WaitRelease)
 	ctx := context.Background()
 	client := func(dryRun bool) *review.GitHub {
-		g, err := review.NewGitHub(&review.GitHubAuth{Token: "ghp_sweep_test", APIURL: f.URL}, review.Options{DryRun: dryRun, Policy: fastPolicy})
+		g, err := review.NewGitHub(&review.GitHubAuth{Token: reviewtest.Token, APIURL: f.URL}, review.Options{DryRun: dryRun, Policy: fastPolicy})
 		if err != nil {
 			t.Fatal(err)
 		}

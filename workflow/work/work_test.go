@@ -26,9 +26,10 @@ import (
 	"github.com/patchbot/patchbot/workflow/review/reviewtest"
 )
 
-// fakeToken is the worker's GitHub token in the tests: in its process's
-// environment, and never in a benchmark's.
-const fakeToken = "ghp_worktestFAKEtoken0123456789"
+// fakeToken is the worker's GitHub token in the tests, the fake's token
+// of patchbot's user: in its process's environment, and never in a
+// benchmark's.
+const fakeToken = reviewtest.Token
 
 // module is the test repository: one package, one quick benchmark that
 // writes its environment to a file in $WORK_TEST_ENV_OUT.
@@ -182,7 +183,7 @@ func checkOutput(t *testing.T, j *queue.Job, url string, bench bool) {
 
 func newGitHub(t *testing.T) *githubSetup {
 	root := t.TempDir()
-	s := &githubSetup{fake: reviewtest.NewGitHub(), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
+	s := &githubSetup{fake: reviewtest.NewGitHub("owner/repo"), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
 	t.Cleanup(s.fake.Close)
 	for _, d := range []string{s.src, s.bare} {
 		if err := os.MkdirAll(d, 0o777); err != nil {
