@@ -36,7 +36,7 @@ func TestScriptServers(t *testing.T) {
 		// env returns the variables that break the start.
 		env  func(t *testing.T) []string
 		want []string // in the output
-		ok   bool // the control: exit 0
+		ok   bool     // the control: exit 0
 	}{
 		{
 			name: "both up",
