@@ -287,8 +287,12 @@ func (s *summary) add(r io.Reader) error {
 		case "fail":
 			s.failed = append(s.failed, shortPkg(e.Package)+" "+e.Test)
 		case "skip":
-			why := skipReason(out[k])
-			s.skipped[why] = append(s.skipped[why], shortPkg(e.Package)+" "+e.Test)
+			// A test skipped in several passes (the race pass runs
+			// some again) is one test skipped.
+			why, t := skipReason(out[k]), shortPkg(e.Package)+" "+e.Test
+			if !slices.Contains(s.skipped[why], t) {
+				s.skipped[why] = append(s.skipped[why], t)
+			}
 		}
 		if e.Action != "output" {
 			delete(out, k)
