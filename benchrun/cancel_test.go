@@ -100,7 +100,7 @@ func TestRunCancelLeavesNothing(t *testing.T) {
 				came = <-seen
 			}
 			if !came {
-				t.Fatalf("the moment never came (Run: %v)", err)
+				t.Fatalf("hung: the moment never came within a minute (Run: %v)", err)
 			}
 			if err == nil || !strings.Contains(err.Error(), "interrupted") {
 				t.Errorf("err = %v, want interrupted", err)

@@ -149,12 +149,17 @@ func TestHostile(t *testing.T) {
 	}
 
 	s := newSandbox(t, sandbox.Limits{Memory: 1 << 30, Processes: 128, CPU: 3 * time.Second, Output: 1 << 20})
+	// A guard against a hang, not a bound on the time: each run has a
+	// minute, and the limits end the hostile ones long before.
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	res, err := benchrun.Run(ctx, benchrun.Options{
 		Dir: repo, Packages: []string{"./..."}, Count: 1, Benchtime: "1x",
 		Timeout: time.Minute, Runner: s,
 	})
+	if err != nil && ctx.Err() != nil {
+		t.Fatalf("benchrun.Run hung: the hostile benchmarks had not finished within five minutes: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 
 	f := &serveFixture{tb: tb, fake: reviewtest.NewGitHub("owner/repo"), faults: &faults{}, stderr: &syncBuffer{},
 		secret: []byte(serveSecret), db: db, gh: gh, head: head, code: make(chan int, 1),
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}}
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: time.Minute}} // against a hang
 	tb.Cleanup(f.fake.Close)
 	f.fake.SetFault(f.faults.serve(f.fake))
 	f.fake.SetPermission("gopher", "write")
@@ -181,7 +181,7 @@ func (f *serveFixture) start() {
 		}
 	})
 	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if m := addrRE.FindStringSubmatch(f.stderr.String()); m != nil {
 			f.addr = m[1]
 			break
@@ -193,7 +193,7 @@ func (f *serveFixture) start() {
 		default:
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("serve did not start:\n%s", f.stderr.String())
+			tb.Fatalf("serve hung: it did not start serving within a minute:\n%s", f.stderr.String())
 		}
 	}
 }
@@ -211,7 +211,7 @@ func (f *serveFixture) stop() {
 			f.tb.Errorf("serve exited %d, want 0:\n%s", c, f.stderr.String())
 		}
 	case <-time.After(90 * time.Second):
-		f.tb.Fatalf("serve did not stop:\n%s", f.stderr.String())
+		f.tb.Fatalf("serve hung: it did not stop within 90 s of the cancel:\n%s", f.stderr.String())
 	}
 	wantNoCredentials(f.tb, "serve", f.stderr.String())
 	if s := f.fake.Stray(); len(s) > 0 {
@@ -346,7 +346,8 @@ func finished(state string) bool {
 }
 
 // waitJobs waits until the queue holds n jobs, every one of them finished,
-// and returns them by identity.
+// and returns them by identity. within guards against a hang: give a
+// minute or more, since these machines are noisy.
 func (f *serveFixture) waitJobs(n int, within time.Duration) map[string]apiJob {
 	f.tb.Helper()
 	deadline := time.Now().Add(within)
@@ -363,7 +364,7 @@ func (f *serveFixture) waitJobs(n int, within time.Duration) map[string]apiJob {
 			return m
 		}
 		if time.Now().After(deadline) {
-			f.tb.Fatalf("after %v, %d jobs, want %d all finished: %+v\n%s", within, len(js), n, js, f.stderr.String())
+			f.tb.Fatalf("hung, or the wrong jobs: after %v, %d jobs, want %d all finished: %+v\n%s", within, len(js), n, js, f.stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -627,7 +628,7 @@ func TestServeGitHub5xx(t *testing.T) {
 	again := signedDelivery("d-refuse-2", ghComment{pr: 3, id: 32, login: "stranger", body: "/patchbot freeze"})
 	f.deliver(again, http.StatusOK, "duplicate of job")
 
-	jobs := f.waitJobs(3, 30*time.Second)
+	jobs := f.waitJobs(3, time.Minute)
 	want := map[string]int{ // identity: the attempt it completed on
 		"freeze github:owner/repo#1 @ " + f.head:      2,
 		"help github:owner/repo#2 @ comment:21":       2,
@@ -694,7 +695,7 @@ func TestServeGitHubLostReply(t *testing.T) {
 
 	f.deliver(signedDelivery("l-help", ghComment{pr: 4, id: 41, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
 	f.deliver(signedDelivery("l-freeze", ghComment{pr: 5, id: 51, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
-	jobs := f.waitJobs(2, 30*time.Second)
+	jobs := f.waitJobs(2, time.Minute)
 
 	help := jobs["help github:owner/repo#4 @ comment:41"]
 	if help.State != "completed" || help.Attempt != 1 {
@@ -731,7 +732,7 @@ func TestServeGitHubRateLimited(t *testing.T) {
 	f.faults.add(&fault{method: "POST", path: commentsPath(7), n: 1, how: secondaryLimited})
 	f.deliver(signedDelivery("r-freeze", ghComment{pr: 6, id: 61, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
 	f.deliver(signedDelivery("r-help", ghComment{pr: 7, id: 71, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
-	jobs := f.waitJobs(2, 30*time.Second)
+	jobs := f.waitJobs(2, time.Minute)
 	for _, id := range []string{"freeze github:owner/repo#6 @ " + f.head, "help github:owner/repo#7 @ comment:71"} {
 		j := jobs[id]
 		if j.State != "completed" || j.Attempt != 2 || len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, "rate limit") {

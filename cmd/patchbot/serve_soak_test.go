@@ -45,7 +45,9 @@ const (
 	// Gerrit refuses a change more than 1,000 (change.maxUpdates).
 	soakPerChange = 100
 	// soakDrain bounds the wait, after the load, for the last jobs and
-	// for the poll to find the last Gerrit message.
+	// for the poll to find the last Gerrit message: a guard against a
+	// hang, or a backlog the processes did not keep up with, not a
+	// measure of speed.
 	soakDrain = 2 * time.Minute
 	// soakListLimit is the most jobs River lists at once: more than an
 	// hour's load makes.
@@ -244,7 +246,7 @@ func TestServeSoak(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v after the load: %d jobs waiting or running, %d GitHub replies of %d, %d Gerrit replies of %d", soakDrain, depth, gh, len(want), gr, gerritWant)
+			t.Fatalf("hung, or fell behind: %v after the load, %d jobs waiting or running, %d GitHub replies of %d, %d Gerrit replies of %d", soakDrain, depth, gh, len(want), gr, gerritWant)
 		}
 	}
 	drained := time.Since(began) - d

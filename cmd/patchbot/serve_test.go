@@ -127,7 +127,7 @@ func TestServeGitHub(t *testing.T) {
 	}()
 	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
 	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == ""; {
+	for deadline := time.Now().Add(time.Minute); addr == ""; {
 		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
 			break
@@ -138,7 +138,7 @@ func TestServeGitHub(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s", stderr.String())
+			t.Fatalf("serve hung: it did not start serving within a minute:\n%s", stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -173,11 +173,12 @@ func TestServeGitHub(t *testing.T) {
 	}
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		// Two minutes: with an empty sandbox cache, the first job
-		// builds the standard library, on a machine that may be busy.
+		// Two minutes, against a hang: with an empty sandbox cache, the
+		// first job builds the standard library, on a machine that may
+		// be busy.
 		for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(100 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: timed out\n%s", what, stderr.String())
+				t.Fatalf("hung: %s never came within two minutes\n%s", what, stderr.String())
 			}
 		}
 	}
@@ -240,8 +241,8 @@ func TestServeGitHub(t *testing.T) {
 		if c != exitOK {
 			t.Fatalf("serve exited %d, want 0:\n%s", c, stderr.String())
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatalf("serve did not stop:\n%s", stderr.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("serve hung: it did not stop within a minute of the cancel:\n%s", stderr.String())
 	}
 	log := stderr.String()
 	for _, s := range []string{secret, reviewtest.Token, "Looks right."} {

@@ -133,7 +133,7 @@ func TestGerritReleaseBranch(t *testing.T) {
 		Branches:            []string{"master"},
 		ReleaseBranchPrefix: "release-branch.",
 		Gerrit:              srv.source(t),
-		Timeout:             10 * time.Second,
+		Timeout:             time.Minute, // against a hang (see liveSources)
 		Now:                 func() time.Time { return at },
 	}
 	s.Gerrit.Filter = "topic:" + unique() // no changes: only the branch speaks

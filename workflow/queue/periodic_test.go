@@ -55,7 +55,7 @@ func TestPeriodic(t *testing.T) {
 		t.Helper()
 		for deadline := time.Now().Add(waitLimit); total() < n; time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d runs after %v, want %d", what, total(), waitLimit, n)
+				t.Fatalf("%s: hung: %d runs after %v, want %d", what, total(), waitLimit, n)
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func TestPeriodicDeadRun(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d runs finished in %v beside the stuck one, want 3: the stuck run blocks the ticks", n, waitLimit)
+			t.Fatalf("hung: %d runs finished in %v beside the stuck one, want 3: the stuck run blocks the ticks", n, waitLimit)
 		}
 	}
 	t.Logf("3 runs finished beside the stuck one in %v", time.Since(stuck).Round(100*time.Millisecond))
@@ -191,7 +191,7 @@ func TestLeader(t *testing.T) {
 				}
 			}
 		}
-		t.Fatalf("no leader among %d queues after %v", len(want), waitLimit)
+		t.Fatalf("hung: no leader among %d queues after %v", len(want), waitLimit)
 		return 0
 	}
 	for _, q := range qs {
@@ -232,7 +232,7 @@ func TestPeriodicOneAtATime(t *testing.T) {
 	defer close(release)
 	for deadline := time.Now().Add(waitLimit); calls.Load() == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the first run did not start")
+			t.Fatalf("hung: the first run never started within %v", waitLimit)
 		}
 	}
 	// A second run, beside the first: taken by the other queue, whose
@@ -250,7 +250,7 @@ func TestPeriodicOneAtATime(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the second run was not done in %v", waitLimit)
+			t.Fatalf("hung: the second run was never done within %v", waitLimit)
 		}
 	}
 	if n := calls.Load(); n != 1 {

@@ -369,10 +369,14 @@ func answer(status int, retryAfter string) faultFunc {
 	}
 }
 
-// slowAnswer lets Gerrit do the work and answers after the client gave up.
+// slowAnswer lets Gerrit do the work and answers only after the client
+// gave up: its timeout, not a race with a sleep, decides.
 func slowAnswer(w http.ResponseWriter, r *http.Request, forward func(http.ResponseWriter)) bool {
 	forward(httptest.NewRecorder())
-	time.Sleep(600 * time.Millisecond)
+	select {
+	case <-r.Context().Done():
+	case <-time.After(time.Minute): // the client hung: the test says so
+	}
 	return true
 }
 
@@ -402,7 +406,11 @@ func TestGerritTransient(t *testing.T) {
 			change, _ := pushChange(t, direct, s, r, PushOptions{})
 			proxy := newFaultProxy(t, s.url, tt.fault)
 			var log bytes.Buffer
-			behind := newTestGerrit(t, testServer{proxy.URL, s.user, s.password, s.project}, Options{Log: &log, Timeout: 300 * time.Millisecond})
+			// Each request has 10 s: every answer but slowAnswer's must
+			// come within it, or the attempts are not what the test
+			// counts, and a loaded machine's Gerrit can take more than
+			// the 300 ms this was.
+			behind := newTestGerrit(t, testServer{proxy.URL, s.user, s.password, s.project}, Options{Log: &log, Timeout: 10 * time.Second})
 			res, err := behind.Post(ctx, GerritPost{Change: change, Message: Message{Kind: "bench", Text: table}})
 			if err != nil {
 				t.Fatalf("post: %v", err)

@@ -71,10 +71,10 @@ func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
 		defer cancel()
 		if err := q.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
+			t.Errorf("Stop (hung, if the context ended after two minutes): %v", err)
 		}
 	})
 	if work {
@@ -223,8 +223,8 @@ func (e *env) recv() *queue.Job {
 	select {
 	case j := <-e.jobs:
 		return j
-	case <-time.After(30 * time.Second):
-		e.t.Fatal("no job was worked")
+	case <-time.After(2 * time.Minute):
+		e.t.Fatal("hung: no job was worked within two minutes")
 		return nil
 	}
 }

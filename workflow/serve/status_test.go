@@ -125,9 +125,9 @@ func TestStatus(t *testing.T) {
 	e.recv()
 	e.recv()
 	// The page shows results of completed jobs: wait for both.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the jobs did not complete")
+			t.Fatal("hung: the jobs never completed within two minutes")
 		}
 		jobs, err := e.q.Jobs(t.Context(), 10)
 		if err != nil {
@@ -240,7 +240,7 @@ func TestAPIQueue(t *testing.T) {
 		t.Errorf("a queue not started: %+v, want process %s, no leader", q, idle.q.ID())
 	}
 	e := newEnv(t, true, nil)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		q := get(e)
 		if q.Process != e.q.ID() {
 			t.Fatalf("process %q, want %q", q.Process, e.q.ID())
@@ -252,7 +252,7 @@ func TestAPIQueue(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("no leader 30 s after the queue started")
+			t.Fatal("hung: no leader two minutes after the queue started")
 		}
 	}
 }

@@ -410,9 +410,22 @@ func TestFailureReplyFails(t *testing.T) {
 // TestFailureReplyBeforeRescue checks that a failure reply to a server
 // that does not answer gives up before the queue may rescue the job
 // (queue.Job.RescueAt), which would run it again beside the reply.
+//
+// It asserts on what the deadline causes, not on the clock: with one
+// attempt and an hour per request, only the reply's deadline can end its
+// POST, so the server sees the client hang up. The reply's own limit
+// (failPostTimeout) is two minutes; the rescue's, 3s away, is the one
+// that must win, and a minute without an answer is a hang.
 func TestFailureReplyBeforeRescue(t *testing.T) {
 	benchEnv(t)
 	s := newGitHub(t)
+	cfg := config.Default()
+	cfg.Review.Attempts = 1
+	cfg.Review.Timeout = time.Hour
+	s.w.Config = cfg
+	ended := make(chan string, 10)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) }) // before s.fake.Close, which waits for the handler
 	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPost {
 			// No answer, as long as the client waits (with the body
@@ -420,7 +433,8 @@ func TestFailureReplyBeforeRescue(t *testing.T) {
 			io.Copy(io.Discard, r.Body)
 			select {
 			case <-r.Context().Done():
-			case <-time.After(time.Minute):
+				ended <- "the client hung up"
+			case <-stop:
 			}
 			return true
 		}
@@ -429,12 +443,49 @@ func TestFailureReplyBeforeRescue(t *testing.T) {
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
 	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
 	j.RescueAt = time.Now().Add(rescueSlack + 3*time.Second)
-	err := s.w.Handle(context.Background(), j)
-	if late := time.Since(j.RescueAt.Add(-rescueSlack)); late > time.Second {
-		t.Errorf("the failure reply gave up %v after its deadline, %v before the rescue", late.Round(time.Millisecond), rescueSlack)
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- s.w.Handle(context.Background(), j) }()
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(time.Minute):
+		t.Fatalf("Handle hung: the failure reply did not give up on the silent server within a minute, though its deadline was 3s away, %v before the rescue", rescueSlack)
 	}
+	t.Logf("the failure reply gave up after %v: %v", time.Since(start).Round(time.Millisecond), err)
 	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
 		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want it to wrap context.DeadlineExceeded: the reply's deadline", err)
+	}
+	// The server sees the hang-up a moment after the client returns.
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Errorf("the fake server never saw the client hang up")
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d POSTs, want 1: %q", n, s.fake.Requests())
+	}
+}
+
+// TestFailureReplyRescueDue checks, without a clock, that the failure
+// reply's deadline is the rescue's: with the rescue already due, the
+// reply gives up before it sends anything, where its own limit
+// (failPostTimeout) would have let it post.
+func TestFailureReplyRescueDue(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j.RescueAt = time.Now()
+	err := s.w.Handle(context.Background(), j)
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a transient error posting the failure reply, out of time", err)
+	}
+	if n := s.fake.Count("POST "); n != 0 {
+		t.Errorf("%d POSTs, want none: %q", n, s.fake.Requests())
 	}
 }
 
