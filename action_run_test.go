@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/internal/actions"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 // buildPatchbot builds cmd/patchbot into a temporary directory, as the

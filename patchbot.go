@@ -3,8 +3,11 @@
 // configuration, config.yaml, and the built-in example's inputs, embedded so
 // that an installed binary carries them.
 //
-// The commands live in cmd/patchbot; the job's steps in workflow/ and
-// benchrun/; the codec that the built-in example is about in codec/.
+// The tree shows patchbot's layers, each calling only the ones below it:
+// cmd/patchbot (flags) over bot/ (the review-comment bot) over job/ (the
+// job: a request in, a result out) over step/ (the step libraries: port,
+// freeze, bench, review, the sandbox); the codec that the built-in example
+// is about is in codec/. layers_test.go holds the tree to that.
 package patchbot
 
 import "embed"

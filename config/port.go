@@ -8,7 +8,7 @@ import (
 )
 
 // Port is the port section: how 'patchbot port' turns Mercurial-era
-// changesets into Git commits. The values are checked here; workflow/port
+// changesets into Git commits. The values are checked here; step/port
 // receives them already compiled.
 type Port struct {
 	// Remaps are path prefix rewrites, "OLD=NEW", tried in order. A remap

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/internal/actions"
-	pipeline "github.com/patchbot/patchbot/workflow/run"
-	"github.com/patchbot/patchbot/workflow/sweep"
+	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 // inActions are the commands that, in a GitHub Actions step, fold their log

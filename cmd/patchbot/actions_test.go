@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/internal/actions"
-	"github.com/patchbot/patchbot/workflow/freeze"
-	pipeline "github.com/patchbot/patchbot/workflow/run"
-	"github.com/patchbot/patchbot/workflow/sweep"
+	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/freeze"
 )
 
 // testRunner returns the GitHub Actions runner of a step whose files are in a
@@ -39,7 +39,7 @@ func readOutputs(t *testing.T, gha *actions.Runner) map[string]string {
 // TestActionsRun checks what run leaves in a GitHub Actions step: its
 // review message as the summary, and the outputs frozen and regressions.
 func TestActionsRun(t *testing.T) {
-	bench, err := benchrun.CompareFiles("../../benchrun/testdata/codec-old.txt", "../../benchrun/testdata/codec-new.txt", nil)
+	bench, err := benchrun.CompareFiles("../../step/benchrun/testdata/codec-old.txt", "../../step/benchrun/testdata/codec-new.txt", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestActionsRun(t *testing.T) {
 	}
 	// Regressions over the threshold only: WriteInts got better, so a
 	// result with the sides swapped has regressions.
-	swapped, _ := benchrun.CompareFiles("../../benchrun/testdata/codec-new.txt", "../../benchrun/testdata/codec-old.txt", nil)
+	swapped, _ := benchrun.CompareFiles("../../step/benchrun/testdata/codec-new.txt", "../../step/benchrun/testdata/codec-old.txt", nil)
 	gha := testRunner(t)
 	(&env{gha: gha}).actionsRun(&pipeline.Result{Bench: swapped}, 0.05)
 	if got := readOutputs(t, gha)["regressions"]; got == "0" || got == "" {

@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 var cmdBench = &command{

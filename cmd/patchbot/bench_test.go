@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patchbot/patchbot/benchrun"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 // The config package checks bench.order and bench.format without importing

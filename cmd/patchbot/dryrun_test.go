@@ -16,8 +16,8 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
-	pipeline "github.com/patchbot/patchbot/workflow/run"
+	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // TestDryRunWritesNothing runs every command that writes, with -n, against

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/workflow/freeze"
-	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/freeze"
 )
 
 // exitFrozen is freeze's exit status for a frozen tree, so that scripts

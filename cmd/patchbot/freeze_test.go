@@ -10,8 +10,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/patchbot/patchbot/workflow/freeze/freezetest"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/step/freeze/freezetest"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // The scripts in testdata/script/freeze_servers read live signals from a

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/remedy"
-	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/job"
 )
 
 // A setupError is a problem with the configuration or the environment

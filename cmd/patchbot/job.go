@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/port"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/port"
 )
 
 // fieldFlags names the flag that sets each field of a job.Request, so that

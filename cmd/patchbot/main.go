@@ -2,7 +2,7 @@
 // "my change is reviewed". See 'patchbot help' and docs/ for the commands.
 //
 // This file holds the command table, flag parsing and exit codes; the work of
-// each command is done by the packages under workflow/ and benchrun/.
+// each command is done by the packages under bot/, job/ and step/.
 package main
 
 import (

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/port"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/port"
 )
 
 var cmdPort = &command{

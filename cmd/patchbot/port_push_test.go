@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	"github.com/patchbot/patchbot/workflow/review"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // TestPortPushGerrit ports an 'hg export' patch onto a clone of the test

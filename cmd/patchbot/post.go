@@ -7,7 +7,7 @@ import (
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/remedy"
-	"github.com/patchbot/patchbot/workflow/job"
+	"github.com/patchbot/patchbot/job"
 )
 
 var cmdPost = &command{

@@ -14,8 +14,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // The scripts in testdata/script/post_servers talk to servers: a real

@@ -9,8 +9,8 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/remedy"
-	"github.com/patchbot/patchbot/workflow/job"
-	pipeline "github.com/patchbot/patchbot/workflow/run"
+	"github.com/patchbot/patchbot/job"
+	pipeline "github.com/patchbot/patchbot/job/run"
 )
 
 var cmdRun = &command{

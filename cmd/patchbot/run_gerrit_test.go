@@ -18,8 +18,8 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	"github.com/patchbot/patchbot/workflow/review"
-	pipeline "github.com/patchbot/patchbot/workflow/run"
+	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // TestRunGerrit runs the whole job against the real Gerrit that

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/example"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // TestRunGitHub runs the job on a repository with a pull request on a fake

@@ -17,15 +17,15 @@ import (
 	"sync"
 	"time"
 
+	comment "github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/poll"
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/serve"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/sandbox"
-	comment "github.com/patchbot/patchbot/workflow/command"
-	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/poll"
-	"github.com/patchbot/patchbot/workflow/queue"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/serve"
-	"github.com/patchbot/patchbot/workflow/work"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/sandbox"
 )
 
 // minPoll is the shortest -poll: a Gerrit server is someone else's.

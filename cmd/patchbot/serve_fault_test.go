@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/internal/pgtest"
-	"github.com/patchbot/patchbot/workflow/queue"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
-	"github.com/patchbot/patchbot/workflow/serve"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // The tests in this file run 'patchbot serve' in-process, as

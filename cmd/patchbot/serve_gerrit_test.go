@@ -19,11 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/internal/pgtest"
-	"github.com/patchbot/patchbot/workflow/queue"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/serve"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // The Gerrit end-to-end test runs 'patchbot serve' as a process of its

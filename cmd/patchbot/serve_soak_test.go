@@ -17,11 +17,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/internal/pgtest"
-	"github.com/patchbot/patchbot/workflow/queue"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/serve"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // soakFor is how long TestServeSoak loads the processes; 0, the default,

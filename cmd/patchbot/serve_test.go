@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/internal/testenv"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
-	"github.com/patchbot/patchbot/workflow/serve"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
 // A syncBuffer is a bytes.Buffer safe for the command's goroutines.

@@ -14,13 +14,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/sweep"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/sandbox"
-	"github.com/patchbot/patchbot/workflow/job"
-	"github.com/patchbot/patchbot/workflow/queue"
-	"github.com/patchbot/patchbot/workflow/review"
-	"github.com/patchbot/patchbot/workflow/sweep"
-	"github.com/patchbot/patchbot/workflow/work"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/sandbox"
 )
 
 var cmdSweep = &command{

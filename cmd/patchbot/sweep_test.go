@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/patchbot/patchbot/workflow/freeze"
-	"github.com/patchbot/patchbot/workflow/review/reviewtest"
+	"github.com/patchbot/patchbot/step/freeze"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

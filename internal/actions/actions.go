@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/patchbot/patchbot/benchrun"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 // MaxSummary is the largest step summary GitHub shows: 1 MiB a step. A

@@ -131,7 +131,7 @@ func NewRepo(ctx context.Context, dir string) (base, head string, err error) {
 
 // changeset returns the author, the date (as git's "@UNIX OFFSET" form) and
 // the description of the example patch. It reads only the example's own
-// well-formed header; workflow/hgpatch is the parser for patches in general.
+// well-formed header; step/hgpatch is the parser for patches in general.
 func changeset(p []byte) (author, date, msg string) {
 	lines := strings.Split(string(p), "\n")
 	i := 0

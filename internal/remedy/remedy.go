@@ -1,6 +1,6 @@
 // Package remedy lets the errors of patchbot's libraries say what to do
 // without naming a flag of the CLI. An option to change is named in the
-// error's text by its field in a job request (workflow/job), in braces:
+// error's text by its field in a job request (job), in braces:
 // "allow context differences with {port.fuzz}". Each caller words the
 // references its own way before showing the text: the CLI as its flags
 // ("-fuzz N"), a review message for a reviewer, who passes no flags, in

@@ -1,0 +1,92 @@
+package queue
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/riverqueue/river"
+
+	"github.com/patchbot/patchbot/job"
+)
+
+// Kind is the River job kind of patchbot's jobs.
+const Kind = "patchbot.job"
+
+// Args are a queued job: its identity and the request it runs. They are
+// plain data, stored as JSON in the queue; like the request, they hold no
+// credentials.
+//
+// A job is unique per (Review, Revision, Command): those three fields carry
+// River's `river:"unique"` tag, so a redelivered webhook or a comment seen
+// again by a poller inserts nothing. Who and Delivery say where the job came
+// from and do not count.
+type Args struct {
+	// Review is the review the job answers: "gerrit:HOST:CHANGE" or
+	// "github:OWNER/REPO#N".
+	Review string `json:"review" river:"unique"`
+	// Revision is what the command was bound to: for Gerrit the patch set
+	// and its commit ("3:5a295b08…"), for GitHub the head SHA.
+	Revision string `json:"revision" river:"unique"`
+	// Command is the comment command's name ("bench", "freeze").
+	Command string `json:"command" river:"unique"`
+
+	// Who asked: the reviewer's account or login.
+	Who string `json:"who,omitempty"`
+	// Delivery is the event that carried the command: the webhook's
+	// delivery id, or the Gerrit message id.
+	Delivery string `json:"delivery,omitempty"`
+
+	// Request is the job itself.
+	Request job.Request `json:"request"`
+}
+
+// Kind is River's job kind (river.JobArgs).
+func (Args) Kind() string { return Kind }
+
+// ReplyQueue is the River queue of the reply jobs: a request whose only
+// step is post (help, refusals). The run jobs are in River's default
+// queue.
+const ReplyQueue = "reply"
+
+// InsertOpts are River's insert options for every job (river.JobArgsWithInsertOpts):
+// unique by the tagged fields, in River's default unique states (pending,
+// scheduled, available, running, retryable, completed), so a job that has
+// already run is not run again while it is kept; and in its queue, by
+// kind: a reply in ReplyQueue, the rest in River's default queue.
+func (a Args) InsertOpts() river.InsertOpts {
+	o := river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	if a.IsReply() {
+		o.Queue = ReplyQueue
+	}
+	return o
+}
+
+// IsReply reports whether the job only posts a text (help, a refusal),
+// running nothing.
+func (a Args) IsReply() bool {
+	return len(a.Request.Steps) == 1 && a.Request.Steps[0] == job.StepPost
+}
+
+// Validate checks the identity and the request: a job that could never
+// run is refused at the door rather than retried.
+func (a *Args) Validate() error {
+	switch {
+	case a.Review == "":
+		return fmt.Errorf("queue: job has no review")
+	case !strings.HasPrefix(a.Review, "gerrit:") && !strings.HasPrefix(a.Review, "github:"):
+		return fmt.Errorf("queue: review %q: want gerrit:HOST:CHANGE or github:OWNER/REPO#N", a.Review)
+	case a.Revision == "":
+		return fmt.Errorf("queue: job for %s has no revision (a job is bound to one patch set or head commit)", a.Review)
+	case a.Command == "":
+		return fmt.Errorf("queue: job for %s has no command", a.Review)
+	}
+	if err := a.Request.Validate(); err != nil {
+		return fmt.Errorf("queue: job %s: %w", a, err)
+	}
+	return nil
+}
+
+// String names the job by its identity: "bench gerrit:go-review.googlesource.com:12345 @ 3:5a295b0".
+func (a *Args) String() string {
+	return a.Command + " " + a.Review + " @ " + a.Revision
+}

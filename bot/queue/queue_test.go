@@ -1,0 +1,563 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/job"
+)
+
+// waitLimit bounds every wait for the queue to do something; the waits
+// end as soon as it is done. River's scheduler moves retried jobs to
+// available every 5 s, so a retry takes some seconds. It guards against a
+// hang, not against slowness: these machines are noisy, and speed is for
+// benchmarks to state.
+const waitLimit = 2 * time.Minute
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// open opens a queue on path and stops it when the test ends.
+func open(t *testing.T, path string, opts Options) *Queue {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	q, err := Open(t.Context(), path, &opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), waitLimit)
+		defer cancel()
+		if err := q.Stop(ctx); err != nil {
+			t.Errorf("Stop (hung, if the context ended after %v): %v", waitLimit, err)
+		}
+	})
+	return q
+}
+
+func start(t *testing.T, q *Queue) {
+	t.Helper()
+	if err := q.Start(t.Context()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+}
+
+// dbURL returns the -db URL of a new, empty queue database: a SQLite file,
+// or with PATCHBOT_QUEUE_TEST_ENGINE=postgres (scripts/test runs the
+// package so a second time) a database of its own on the test PostgreSQL.
+func dbURL(t *testing.T) string {
+	if os.Getenv("PATCHBOT_QUEUE_TEST_ENGINE") == "postgres" {
+		return postgresDB(t)
+	}
+	return "sqlite:" + filepath.Join(t.TempDir(), "queue.db")
+}
+
+// args is a valid job: the built-in example, for a GitHub pull request.
+func args(revision string) *Args {
+	return &Args{
+		Review:   "github:golang/go#8311",
+		Revision: revision,
+		Command:  "bench",
+		Who:      "gopher",
+		Delivery: "delivery-" + revision,
+	}
+}
+
+func insert(t *testing.T, q *Queue, a *Args) InsertResult {
+	t.Helper()
+	res, err := q.Insert(t.Context(), a)
+	if err != nil {
+		t.Fatalf("Insert(%s): %v", a, err)
+	}
+	return res
+}
+
+// jobInfo returns the job id as Jobs lists it.
+func jobInfo(t *testing.T, q *Queue, id int64) (JobInfo, bool) {
+	t.Helper()
+	jobs, err := q.Jobs(t.Context(), 100)
+	if err != nil {
+		t.Fatalf("Jobs: %v", err)
+	}
+	for _, j := range jobs {
+		if j.ID == id {
+			return j, true
+		}
+	}
+	return JobInfo{}, false
+}
+
+// waitState waits until job id is in state, and returns it.
+func waitState(t *testing.T, q *Queue, id int64, state string) JobInfo {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		j, ok := jobInfo(t, q, id)
+		if ok && j.State == state {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("hung: job %d never reached state %s within %v: last seen %+v (listed: %v)", id, state, waitLimit, j, ok)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// recv waits for a value from c.
+func recv[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(waitLimit):
+		t.Fatalf("hung: no %s within %v", what, waitLimit)
+		panic("unreachable")
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	good := []struct{ in, path string }{
+		{"sqlite:queue.db", "queue.db"},
+		{"sqlite://queue.db", "queue.db"},
+		{"sqlite:/var/lib/patchbot/queue.db", "/var/lib/patchbot/queue.db"},
+		{"sqlite:///var/lib/patchbot/queue.db", "/var/lib/patchbot/queue.db"},
+		{"SQLite:dir/../q.db", "q.db"},
+	}
+	for _, in := range []string{"postgres://u:s3cret@localhost/patchbot", "postgresql://u@db.example.com:5433/q?sslmode=verify-full"} {
+		db, err := ParseURL(in)
+		if err != nil || db.Engine != "postgres" || db.URL != in || strings.Contains(db.String(), "s3cret") {
+			t.Errorf("ParseURL(%q) = %+v (%s), %v; want postgres, the password hidden in String", in, db, db, err)
+		}
+	}
+	for _, tt := range good {
+		db, err := ParseURL(tt.in)
+		if err != nil || db.Engine != "sqlite" || db.Path != tt.path {
+			t.Errorf("ParseURL(%q) = %+v, %v; want sqlite %s", tt.in, db, err, tt.path)
+		}
+	}
+	bad := []struct{ in, want string }{
+		{"", "want sqlite:FILE"},
+		{"/var/lib/q.db", "for a file, sqlite:/var/lib/q.db"},
+		{"q.db", "for a file, sqlite:q.db"},
+		{"sqlite:", "no file"},
+		{"sqlite://", "no file"},
+		{"sqlite::memory:", "in-memory"},
+		{"sqlite:q.db?mode=ro", "'?'"},
+		{"postgres://u:s3cret@localhost:notaport/patchbot", `"postgres://(unparsable URL, hidden)": not a PostgreSQL connection URL`},
+		{"postgres://u:s3cret@localhost/", `"postgres://u:xxxxx@localhost/": no database name`},
+		{"mysql://localhost/patchbot", `unknown engine "mysql"`},
+	}
+	for _, tt := range bad {
+		_, err := ParseURL(tt.in)
+		var ue *URLError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseURL(%q) error = %v; want a *URLError containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/state")
+	if p, err := DefaultPath(); err != nil || p != "/state/patchbot/queue.db" {
+		t.Errorf("with XDG_STATE_HOME: %q, %v", p, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative") // the spec says to ignore it
+	t.Setenv("HOME", "/home/gopher")
+	if p, err := DefaultPath(); err != nil || p != "/home/gopher/.local/state/patchbot/queue.db" {
+		t.Errorf("without XDG_STATE_HOME: %q, %v", p, err)
+	}
+	if u, err := DefaultURL(); err != nil || u != "sqlite:/home/gopher/.local/state/patchbot/queue.db" {
+		t.Errorf("DefaultURL: %q, %v", u, err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Timeout: time.Hour, RescueAfter: time.Hour},
+		{Timeout: time.Hour, RescueAfter: time.Minute},
+		{Timeout: -1},
+		{MaxAttempts: -1},
+	} {
+		if _, err := Open(t.Context(), dbURL(t), &o); err == nil {
+			t.Errorf("Open with %+v: no error", o)
+		}
+	}
+	o, err := (&Options{Timeout: time.Hour}).withDefaults()
+	if err != nil || o.RescueAfter != time.Hour+DefaultRescueMargin || o.MaxAttempts != DefaultMaxAttempts {
+		t.Errorf("defaults for a one-hour timeout: %+v, %v", o, err)
+	}
+	// The rescue margin scales with the timeout, between 30 s and 5
+	// minutes.
+	for _, tt := range []struct{ timeout, rescue time.Duration }{
+		{0, 35 * time.Minute}, // the default timeout
+		{time.Second, 31 * time.Second},
+		{15 * time.Second, 45 * time.Second},
+		{30 * time.Second, time.Minute},
+		{2 * time.Minute, 4 * time.Minute},
+		{5 * time.Minute, 10 * time.Minute},
+		{10 * time.Minute, 15 * time.Minute},
+		{DefaultTimeout, DefaultTimeout + DefaultRescueMargin},
+	} {
+		o, err := (&Options{Timeout: tt.timeout}).withDefaults()
+		if err != nil || o.RescueAfter != tt.rescue {
+			t.Errorf("timeout %v: rescue after %v, %v; want %v", tt.timeout, o.RescueAfter, err, tt.rescue)
+		}
+	}
+}
+
+// TestOpenTwice opens one file twice in a row: the second Open runs the
+// migrations again, which do nothing, and sees the first one's job.
+func TestOpenTwice(t *testing.T) {
+	t.Parallel()
+	path := dbURL(t)
+	q := open(t, path, Options{})
+	id := insert(t, q, args("1")).ID
+	if err := q.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	q = open(t, path, Options{})
+	if j, ok := jobInfo(t, q, id); !ok || j.State != "available" {
+		t.Fatalf("job %d after reopening: %+v, %v", id, j, ok)
+	}
+}
+
+func TestWorkedOnce(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int32
+	got := make(chan *Job, 10)
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		runs.Add(1)
+		got <- j
+		return nil
+	}})
+	a := args("5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c")
+	a.Request = job.Request{Steps: []string{job.StepFreeze}, Branch: "release-branch.go1.4"}
+	res := insert(t, q, a)
+	if res.Duplicate || res.State != "available" {
+		t.Fatalf("Insert = %+v", res)
+	}
+	start(t, q)
+
+	j := recv(t, got, "job for the handler")
+	if j.ID != res.ID || j.Attempt != 1 || j.MaxAttempts != DefaultMaxAttempts {
+		t.Errorf("handler got job %d attempt %d of %d; want %d, 1 of %d", j.ID, j.Attempt, j.MaxAttempts, res.ID, DefaultMaxAttempts)
+	}
+	if j.Args.Review != a.Review || j.Args.Who != "gopher" || j.Args.Request.Branch != "release-branch.go1.4" {
+		t.Errorf("handler got args %+v; want %+v", j.Args, *a)
+	}
+	info := waitState(t, q, res.ID, "completed")
+	if info.Attempt != 1 || runs.Load() != 1 {
+		t.Errorf("completed after attempt %d, %d runs; want 1, 1", info.Attempt, runs.Load())
+	}
+	if want := info.AttemptedAt.Add(DefaultTimeout + DefaultRescueMargin); !j.RescueAt.Equal(want) {
+		t.Errorf("handler's job is rescued at %v; want %v, its start plus the rescue delay", j.RescueAt, want)
+	}
+	want := JobInfo{ID: res.ID, Kind: Kind, Review: a.Review, Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts}
+	info.CreatedAt, info.ScheduledAt = time.Time{}, time.Time{}
+	if info.AttemptedAt.IsZero() || info.FinalizedAt.IsZero() {
+		t.Errorf("times not recorded: %+v", info)
+	}
+	info.AttemptedAt, info.FinalizedAt = time.Time{}, time.Time{}
+	info.metadata = nil
+	if fmt.Sprint(info) != fmt.Sprint(want) {
+		t.Errorf("Jobs lists\n%+v\nwant\n%+v", info, want)
+	}
+}
+
+func TestDuplicate(t *testing.T) {
+	t.Parallel()
+	q := open(t, dbURL(t), Options{}) // insert only: nothing runs the jobs
+	first := insert(t, q, args("abc"))
+
+	again := args("abc")
+	again.Who, again.Delivery = "another reviewer", "redelivery" // not part of the identity
+	dup := insert(t, q, again)
+	if !dup.Duplicate || dup.ID != first.ID {
+		t.Errorf("second insert of the same (review, revision, command) = %+v; want a duplicate of job %d", dup, first.ID)
+	}
+
+	other := []*Args{args("def"), args("abc"), args("abc")}
+	other[1].Command = "freeze"
+	other[2].Review = "gerrit:go-review.googlesource.com:12345"
+	for _, a := range other {
+		if res := insert(t, q, a); res.Duplicate || res.ID == first.ID {
+			t.Errorf("Insert(%s) = %+v; want a new job", a, res)
+		}
+	}
+	jobs, err := q.Jobs(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 4 {
+		t.Errorf("Jobs lists %d jobs; want 4: %+v", len(jobs), jobs)
+	}
+	if len(jobs) > 0 && jobs[len(jobs)-1].ID != first.ID {
+		t.Errorf("Jobs is not newest first: %+v", jobs)
+	}
+}
+
+func TestInsertRefusesInvalid(t *testing.T) {
+	t.Parallel()
+	q := open(t, dbURL(t), Options{})
+	bad := map[string]*Args{
+		"no review":     {Revision: "1", Command: "bench"},
+		"other review":  {Review: "gitlab:x/y!1", Revision: "1", Command: "bench"},
+		"no revision":   {Review: "github:golang/go#1", Command: "bench"},
+		"no command":    {Review: "github:golang/go#1", Revision: "1"},
+		"bench.count":   {Review: "github:golang/go#1", Revision: "1", Command: "bench", Request: job.Request{Bench: job.BenchSettings{Count: -1}}},
+		"unknown steps": {Review: "github:golang/go#1", Revision: "1", Command: "bench", Request: job.Request{Steps: []string{"deploy"}}},
+	}
+	for name, a := range bad {
+		if res, err := q.Insert(t.Context(), a); err == nil {
+			t.Errorf("%s: Insert = %+v; want an error", name, res)
+		}
+	}
+	var fe *job.FieldError
+	if _, err := q.Insert(t.Context(), bad["bench.count"]); !errors.As(err, &fe) || fe.Field != "bench.count" {
+		t.Errorf("Insert of a bad request: %v; want the *job.FieldError", err)
+	}
+	if jobs, _ := q.Jobs(t.Context(), 10); len(jobs) != 0 {
+		t.Errorf("refused jobs were queued: %+v", jobs)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	t.Parallel()
+	attempts := make(chan int, 10)
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		attempts <- j.Attempt
+		if j.Attempt == 1 {
+			return errors.New("gerrit: 503 Service Unavailable")
+		}
+		if len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, "503") {
+			return Permanent(fmt.Errorf("attempt %d sees errors %+v; want the first attempt's", j.Attempt, j.Errors))
+		}
+		return nil
+	}})
+	id := insert(t, q, args("1")).ID
+	start(t, q)
+
+	if a := recv(t, attempts, "first attempt"); a != 1 {
+		t.Fatalf("first run is attempt %d", a)
+	}
+	if a := recv(t, attempts, "retry after a failure"); a != 2 {
+		t.Fatalf("second run is attempt %d", a)
+	}
+	info := waitState(t, q, id, "completed")
+	if info.Attempt != 2 || len(info.Errors) != 1 || info.Errors[0].Attempt != 1 || !strings.Contains(info.Errors[0].Error, "503") {
+		t.Errorf("after one failure and a retry: %+v", info)
+	}
+	if len(attempts) != 0 {
+		t.Errorf("%d more runs after the job completed", len(attempts))
+	}
+}
+
+func TestPermanentIsCancelled(t *testing.T) {
+	t.Parallel()
+	errs := map[string]error{
+		"1": Permanent(errors.New("change 12345 is gone")),
+		"2": fmt.Errorf("preparing: %w", &job.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
+	}
+	var runs atomic.Int32
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		runs.Add(1)
+		return errs[j.Args.Revision]
+	}})
+	var ids []int64
+	for rev := range errs {
+		ids = append(ids, insert(t, q, args(rev)).ID)
+	}
+	start(t, q)
+	for _, id := range ids {
+		info := waitState(t, q, id, "cancelled")
+		if info.Attempt != 1 || len(info.Errors) != 1 {
+			t.Errorf("cancelled job: %+v; want one attempt, one error", info)
+		}
+	}
+	if n := runs.Load(); n != int32(len(ids)) {
+		t.Errorf("%d runs for %d jobs with permanent errors", n, len(ids))
+	}
+}
+
+// TestStop stops a queue while a job runs: the job's context is cancelled
+// after the grace period, the job goes back to the queue without using up
+// an attempt, and the next queue on the file runs it.
+func TestStop(t *testing.T) {
+	t.Parallel()
+	path := dbURL(t)
+	running := make(chan *Job, 1)
+	q, err := Open(t.Context(), path, &Options{
+		Logger: testLogger(t),
+		Grace:  100 * time.Millisecond,
+		Handler: func(ctx context.Context, j *Job) error {
+			running <- j
+			<-ctx.Done()
+			return ctx.Err()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := insert(t, q, args("1")).ID
+	start(t, q)
+	recv(t, running, "running job")
+
+	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
+	defer cancel()
+	if err := q.Stop(ctx); err != nil {
+		t.Fatalf("Stop (hung, if the context ended after %v): %v", waitLimit, err)
+	}
+
+	done := make(chan *Job, 1)
+	q = open(t, path, Options{Handler: func(ctx context.Context, j *Job) error {
+		done <- j
+		return nil
+	}})
+	if info, _ := jobInfo(t, q, id); info.State != "available" || info.Attempt != 0 {
+		t.Errorf("job after Stop interrupted it: %+v; want available, no attempt used", info)
+	}
+	start(t, q)
+	if j := recv(t, done, "job interrupted by Stop, in the next queue"); j.ID != id || j.Attempt != 1 {
+		t.Errorf("next queue ran job %d attempt %d; want %d attempt 1", j.ID, j.Attempt, id)
+	}
+	waitState(t, q, id, "completed")
+}
+
+// TestReopen inserts jobs with one queue and works them with the next.
+func TestReopen(t *testing.T) {
+	t.Parallel()
+	path := dbURL(t)
+	q := open(t, path, Options{})
+	var ids []int64
+	for _, rev := range []string{"1", "2", "3"} {
+		ids = append(ids, insert(t, q, args(rev)).ID)
+	}
+	if err := q.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Insert(t.Context(), args("4")); err == nil {
+		t.Error("Insert after Stop: no error")
+	}
+
+	worked := make(chan int64, 10)
+	q = open(t, path, Options{Handler: func(ctx context.Context, j *Job) error {
+		worked <- j.ID
+		return nil
+	}})
+	start(t, q)
+	var got []int64
+	for range ids {
+		got = append(got, recv(t, worked, "job inserted by the previous queue"))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, ids) {
+		t.Errorf("worked %v; want %v", got, ids)
+	}
+	for _, id := range ids {
+		waitState(t, q, id, "completed")
+	}
+}
+
+func TestStartNeedsHandler(t *testing.T) {
+	t.Parallel()
+	q := open(t, dbURL(t), Options{})
+	if err := q.Start(t.Context()); err == nil {
+		t.Error("Start without a handler: no error")
+	}
+}
+
+// TestDepth counts the jobs that wait or run, not the finished ones.
+func TestDepth(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		if j.Args.Revision == "slow" {
+			<-release
+		}
+		return nil
+	}})
+	defer close(release) // before the queue's Stop, which waits for it
+	done := insert(t, q, args("done")).ID
+	start(t, q)
+	waitState(t, q, done, "completed")
+	waitState(t, q, insert(t, q, args("slow")).ID, "running")
+	insert(t, q, args("waits"))
+	insert(t, q, args("waits too"))
+	for limit, want := range map[int]int{10: 3, 2: 2, 0: 0} {
+		if n, err := q.Depth(t.Context(), limit); n != want || err != nil {
+			t.Errorf("Depth(%d) = %d, %v; want %d: the running job and the two waiting", limit, n, err, want)
+		}
+	}
+}
+
+// replyArgs is a valid reply job: a help text to post on a pull request.
+func replyArgs(id string) *Args {
+	return &Args{
+		Review: "github:golang/go#8311", Revision: "comment:" + id, Command: "help", Who: "gopher",
+		Request: job.Request{
+			Steps:  []string{job.StepPost},
+			GitHub: &job.GitHub{PullRequest: "golang/go#8311"},
+			Post:   job.PostSettings{Kind: "help-" + id, Text: "help"},
+		},
+	}
+}
+
+// TestReplyQueue: a reply is posted while a benchmark job holds the only
+// worker, from a queue of its own; with no run workers, run jobs wait and
+// replies go on, and with no reply workers the other way round.
+func TestReplyQueue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                  string
+		workers, replyWorkers int
+		runDone, replyDone    bool
+	}{
+		{"both", 1, 0, false, true}, // the run job is held until the reply is done
+		{"replies only", -1, 0, false, true},
+		{"runs only", 1, -1, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			q := open(t, dbURL(t), Options{Workers: tc.workers, ReplyWorkers: tc.replyWorkers, Handler: func(ctx context.Context, j *Job) error {
+				if !j.Args.IsReply() && tc.name == "both" {
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				return nil
+			}})
+			run := insert(t, q, args("r1")).ID
+			reply := insert(t, q, replyArgs("1")).ID
+			start(t, q)
+			if tc.replyDone {
+				waitState(t, q, reply, "completed")
+			}
+			if tc.runDone {
+				waitState(t, q, run, "completed")
+			}
+			close(release)
+			time.Sleep(2 * time.Second) // what should not run has had its chance
+			for id, done := range map[int64]bool{run: tc.runDone || tc.name == "both", reply: tc.replyDone} {
+				j, _ := jobInfo(t, q, id)
+				if got := j.State == "completed"; got != done {
+					t.Errorf("job %d (%s): state %s, want completed %v", id, j.Command, j.State, done)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+// Package serve is the HTTP front of 'patchbot serve': GitHub's webhook,
+// which turns a pull-request comment into a queued job, and the status
+// endpoints.
+//
+// Data flows one way. A delivery to POST /webhook/github is checked (its
+// signature over the exact body, its size, its content type), its
+// issue_comment event decoded, its command parsed and authorised
+// (bot/command's Trust, with the author's permission looked up
+// through step/review when the decision needs it), bound to the pull
+// request's head commit read at once, and inserted into the queue
+// (bot/queue) as a queue.Args. The answer is sent when the job is in
+// the queue: a 202 means it is stored, and anything that kept it from
+// being stored is an error status that GitHub's delivery log shows, so that
+// a delivery is redelivered rather than lost. The work itself (benchmarks,
+// replies) is done by the queue's workers.
+//
+// Replies that are not a job's result (the help text for a command that was
+// not understood, the refusal to a stranger) are queued too, as jobs that
+// post one text (job.Request's post step, with a kind of their own), so
+// that they are posted once by the same code path as every other reply,
+// survive a restart, and cost the webhook no write to GitHub.
+//
+// GET /healthz, GET /api/jobs, GET /api/queue and GET / (a status page without JavaScript)
+// read the queue.
+package serve
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// EnvWebhookSecret is the environment variable that holds the webhook's
+// secret, the one set in GitHub's webhook settings.
+const EnvWebhookSecret = "PATCHBOT_WEBHOOK_SECRET"
+
+// Defaults of Config.
+const (
+	// DefaultMaxBody caps a delivery's body. An issue_comment payload
+	// is a comment of at most 65,536 characters (up to 256 KiB of UTF-8,
+	// more once JSON-escaped) and the issue, repository and users around
+	// it; 1 MiB holds the largest with room to spare.
+	DefaultMaxBody = 1 << 20
+	// DefaultLookupTimeout bounds the reads from GitHub that one
+	// delivery makes (the author's permission, the pull request's
+	// head), retries included: GitHub waits 10 s for an answer.
+	DefaultLookupTimeout = 8 * time.Second
+	// DefaultMaxCommentAge is how old a comment may be when its command
+	// is bound to the pull request's head: the head is read when the
+	// event arrives, so a delivery that arrives late (a redelivery an
+	// hour after an outage) might bind the command to commits pushed
+	// after it was written.
+	DefaultMaxCommentAge = 10 * time.Minute
+)
+
+// A Queue is what the handler uses of the job queue; *queue.Queue is one.
+type Queue interface {
+	Insert(ctx context.Context, a *queue.Args) (queue.InsertResult, error)
+	Jobs(ctx context.Context, limit int) ([]queue.JobInfo, error)
+	Depth(ctx context.Context, limit int) (int, error)
+	ID() string
+	Leader(ctx context.Context) (queue.Leader, bool, error)
+}
+
+var _ Queue = (*queue.Queue)(nil)
+
+// A GitHub is what the handler reads from GitHub; *review.GitHub is one.
+type GitHub interface {
+	PermissionLevel(ctx context.Context, owner, repo, login string) (string, error)
+	PullRequestHead(ctx context.Context, pr review.PullRequest) (review.PullRequestHead, error)
+}
+
+var _ GitHub = (*review.GitHub)(nil)
+
+// A Result is what a finished job left, for the status endpoints.
+type Result struct {
+	URL   string           // the reply on the review; "" when unknown
+	Bench *benchrun.Result // for a bench job, its comparison; nil otherwise
+	Note  string           // what is left out of it, if anything
+}
+
+// Config configures a Handler.
+type Config struct {
+	// Secret is the webhook's secret: every delivery must be signed with
+	// it (X-Hub-Signature-256). It is required.
+	Secret []byte
+	// MaxBody caps a delivery's body; 0 is DefaultMaxBody.
+	MaxBody int64
+	// Queue receives the jobs and lists them for the status endpoints.
+	Queue Queue
+	// Trust says who may ask.
+	Trust command.Trust
+	// GitHub is read for the author's permission and the pull request's
+	// head commit.
+	GitHub GitHub
+	// Results, if set, returns what a finished job (completed,
+	// cancelled or discarded) left (nil, nil: nothing); the status page
+	// shows a bench job's table and plot from it. The workers record
+	// what a job left in the queue (work.Output), and patchbot serve
+	// reads it from there.
+	Results func(ctx context.Context, j queue.JobInfo) (*Result, error)
+	// Logger receives one line per delivery and per failed request; nil
+	// discards them.
+	Logger *slog.Logger
+
+	// LookupTimeout bounds one delivery's reads from GitHub; 0 is
+	// DefaultLookupTimeout.
+	LookupTimeout time.Duration
+	// MaxCommentAge is how old a comment may be for its command to run;
+	// 0 is DefaultMaxCommentAge.
+	MaxCommentAge time.Duration
+	// Now returns the current time; nil is time.Now.
+	Now func() time.Time
+}
+
+// A Handler serves the webhook and the status endpoints:
+//
+//	POST /webhook/github  GitHub's deliveries
+//	GET  /healthz         200 when the queue answers
+//	GET  /api/jobs        the recent jobs, as JSON (?limit=N, at most 1000)
+//	GET  /api/queue       this process and the leader among those on the queue, as JSON
+//	GET  /                the status page
+type Handler struct {
+	cfg  Config
+	mux  *http.ServeMux
+	log  *slog.Logger
+	seen *deliveries
+}
+
+// New returns a Handler. It refuses a configuration without a secret, a
+// queue or a GitHub client: a webhook that anyone could call, or that could
+// not do its work, must not start.
+func New(cfg Config) (*Handler, error) {
+	switch {
+	case len(cfg.Secret) == 0:
+		return nil, errors.New("serve: no webhook secret: set " + EnvWebhookSecret + " to the secret of the webhook's settings on GitHub")
+	case cfg.Queue == nil:
+		return nil, errors.New("serve: no queue")
+	case cfg.GitHub == nil:
+		return nil, errors.New("serve: no GitHub client")
+	case cfg.MaxBody < 0, cfg.LookupTimeout < 0, cfg.MaxCommentAge < 0:
+		return nil, errors.New("serve: negative limit")
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.LookupTimeout == 0 {
+		cfg.LookupTimeout = DefaultLookupTimeout
+	}
+	if cfg.MaxCommentAge == 0 {
+		cfg.MaxCommentAge = DefaultMaxCommentAge
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.Secret = append([]byte(nil), cfg.Secret...)
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,
+		seen: &deliveries{ttl: cfg.MaxCommentAge, now: cfg.Now, m: map[string]seenDelivery{}}}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.mux.HandleFunc("POST /webhook/github", h.webhook)
+	h.mux.HandleFunc("GET /healthz", h.healthz)
+	h.mux.HandleFunc("GET /api/jobs", h.apiJobs)
+	h.mux.HandleFunc("GET /api/queue", h.apiQueue)
+	h.mux.HandleFunc("GET /{$}", h.status)
+	return h, nil
+}
+
+// ServeHTTP serves the routes above; any other path is a 404, and another
+// method on a route a 405.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}

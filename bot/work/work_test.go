@@ -1,0 +1,693 @@
+package work
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
+)
+
+// fakeToken is the worker's GitHub token in the tests, the fake's token
+// of patchbot's user: in its process's environment, and never in a
+// benchmark's.
+const fakeToken = reviewtest.Token
+
+// module is the test repository: one package, one quick benchmark that
+// writes its environment to a file in $WORK_TEST_ENV_OUT.
+var module = map[string]string{
+	"go.mod": "module example.com/w\n\ngo 1.22\n",
+	"w.go":   "package w\n\nfunc F() int { return N }\n",
+	"n.go":   "package w\n\nconst N = 1\n",
+	"w_test.go": `package w
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func BenchmarkF(b *testing.B) {
+	if d := os.Getenv("WORK_TEST_ENV_OUT"); d != "" {
+		os.WriteFile(filepath.Join(d, strconv.Itoa(os.Getpid())), []byte(strings.Join(os.Environ(), "\n")), 0o666)
+	}
+	for b.Loop() {
+		F()
+	}
+}
+`,
+}
+
+// gitEnvTest is the tests' git identity, without the user's configuration.
+var gitEnvTest = []string{"LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
+	"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+	"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com"}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnvTest...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// commit writes files and commits them, returning the commit.
+func commit(t *testing.T, dir, msg string, files map[string]string, amend bool) string {
+	t.Helper()
+	write(t, dir, files)
+	git(t, dir, "add", "-A")
+	args := []string{"commit", "-q", "-m", msg}
+	if amend {
+		args = append(args, "--amend")
+	}
+	git(t, dir, args...)
+	return git(t, dir, "rev-parse", "HEAD")
+}
+
+// benchEnv makes the directory the benchmarks write their environments
+// to, and puts the fake token in this process's environment, as a worker
+// that posts to GitHub has it.
+func benchEnv(t *testing.T) string {
+	out := t.TempDir()
+	t.Setenv("WORK_TEST_ENV_OUT", out)
+	t.Setenv("GITHUB_TOKEN", fakeToken)
+	t.Setenv("PATCHBOT_GERRIT_PASSWORD", fakeToken)
+	return out
+}
+
+// checkNoCredentials checks that the benchmarks ran and that no
+// environment they saw held a credential.
+func checkNoCredentials(t *testing.T, out string) {
+	t.Helper()
+	ents, err := os.ReadDir(out)
+	if err != nil || len(ents) == 0 {
+		t.Fatalf("no benchmark wrote its environment to %s (%v)", out, err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(data); strings.Contains(s, fakeToken) || strings.Contains(s, "GITHUB_TOKEN=") || strings.Contains(s, "PATCHBOT_GERRIT") {
+			t.Errorf("a benchmark's environment holds a credential:\n%s", s)
+		}
+	}
+}
+
+func permanent(err error) bool { return queue.IsPermanent(err) }
+
+// checkFailure checks that cs is one serve-bench comment that is a
+// failure reply saying want, bounded and without credentials.
+func checkFailure(t *testing.T, cs []reviewtest.Comment, want string) {
+	t.Helper()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want one failure reply: %+v", len(cs), cs)
+	}
+	body := cs[0].Body
+	if !strings.HasPrefix(body, review.Marker("serve-bench")) || !strings.Contains(body, "patchbot could not finish bench on ") || !strings.Contains(body, want) {
+		t.Errorf("the comment is not a serve-bench failure reply saying %q:\n%s", want, body)
+	}
+	if strings.Contains(body, fakeToken) || len(body) > 2000 || strings.ContainsAny(body, "\x1b\r") {
+		t.Errorf("the failure reply holds a credential, is too long (%d bytes) or holds control characters:\n%q", len(body), body)
+	}
+}
+
+// githubSetup makes a "GitHub" of bare repositories with owner/repo in
+// it: master, and pull request 1 one commit on top; and the fake API.
+type githubSetup struct {
+	fake      *reviewtest.GitHub
+	src, bare string
+	w         *Worker
+	head      string // pull request 1's first head
+}
+
+// checkOutput checks what Handle recorded for j: the reply's link, and
+// for a bench job the result of benchmark F with each run's value, two
+// per side.
+func checkOutput(t *testing.T, j *queue.Job, url string, bench bool) {
+	t.Helper()
+	o, err := ReadOutput(j.Output())
+	if err != nil || o == nil {
+		t.Fatalf("job %s recorded %s: %v", &j.Args, j.Output(), err)
+	}
+	if o.URL != url || o.Note != "" {
+		t.Errorf("job %s recorded the reply %q (note %q); want %q", &j.Args, o.URL, o.Note, url)
+	}
+	if !bench {
+		if o.Bench != nil {
+			t.Errorf("job %s recorded a bench result", &j.Args)
+		}
+		return
+	}
+	if o.Bench == nil || len(o.Bench.Tables) == 0 || len(o.Bench.Tables[0].Rows) != 1 {
+		t.Fatalf("job %s recorded no result of one benchmark: %s", &j.Args, j.Output())
+	}
+	r := o.Bench.Tables[0].Rows[0]
+	if !strings.HasPrefix(r.Name, "F") || r.Old == nil || r.New == nil || len(r.Old.Values) != 2 || len(r.New.Values) != 2 {
+		t.Errorf("job %s recorded %+v; want F with two runs a side", &j.Args, r)
+	}
+}
+
+func newGitHub(t *testing.T) *githubSetup {
+	root := t.TempDir()
+	s := &githubSetup{fake: reviewtest.NewGitHub("owner/repo"), src: filepath.Join(root, "src"), bare: filepath.Join(root, "gh", "owner", "repo")}
+	t.Cleanup(s.fake.Close)
+	for _, d := range []string{s.src, s.bare} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, s.bare, "init", "-q", "--bare")
+	git(t, s.src, "init", "-q", "-b", "master")
+	commit(t, s.src, "base", module, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	// A commit on master after the pull request's start: the base is the
+	// merge base, not master's tip.
+	git(t, s.src, "checkout", "-q", "-b", "pr")
+	s.head = commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	git(t, s.src, "checkout", "-q", "master")
+	commit(t, s.src, "master moves on", map[string]string{"README": "x\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	git(t, s.src, "checkout", "-q", "pr")
+	s.fake.SetHead(1, s.head)
+
+	env := map[string]string{"GITHUB_TOKEN": fakeToken, "GITHUB_API_URL": s.fake.URL}
+	s.w = &Worker{
+		Areas:     &Areas{Root: filepath.Join(root, "areas")},
+		GitHubURL: filepath.Join(root, "gh"),
+		Env:       job.Env{Getenv: func(k string) string { return env[k] }},
+	}
+	return s
+}
+
+// benchJob is the job the webhook queues for /patchbot bench on pull
+// request n at head.
+func benchJob(n int, head string) *queue.Job {
+	pr := "owner/repo#" + strconv.Itoa(n)
+	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
+		Review: "github:" + pr, Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
+			GitHub: &job.GitHub{PullRequest: pr, HeadSHA: head},
+		},
+	}}
+}
+
+func TestGitHub(t *testing.T) {
+	out := benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	j := benchJob(1, s.head)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "old ns/op") || !strings.Contains(cs[0].Body, "F") {
+		t.Fatalf("want one serve-bench comment with the table, got %+v", cs)
+	}
+	if strings.Contains(cs[0].Body, "Measured") {
+		t.Errorf("a note without a newer head:\n%s", cs[0].Body)
+	}
+	checkNoCredentials(t, out)
+	if j.Args.Request.Repo != "" {
+		t.Errorf("Handle changed the queued request: %+v", j.Args.Request)
+	}
+	checkOutput(t, j, cs[0].HTMLURL, true)
+
+	// A redelivery after a crash: the same comment, never a second.
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.fake.Comments()); n != 1 {
+		t.Fatalf("after the job ran again, %d comments, want 1", n)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+
+	// The head moves: the job stays bound to its commit, and says so.
+	newHead := commit(t, s.src, "pr: F returns 3", map[string]string{"n.go": "package w\n\nconst N = 3\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	s.fake.SetHead(1, newHead)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	cs = s.fake.Comments()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want 1", len(cs))
+	}
+	if want := "Measured " + s.head + ", the head when this was asked; the pull request's head is now " + newHead; !strings.Contains(cs[0].Body, want) {
+		t.Errorf("the comment does not say which head was measured (%q):\n%s", want, cs[0].Body)
+	}
+
+	// The area is clean after each job: only .git, and no job refs.
+	dir := s.w.Areas.dir(filepath.Join(s.w.GitHubURL, "owner", "repo"))
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != ".git" {
+		t.Errorf("the work area holds %v after the job", ents)
+	}
+	if refs := git(t, dir, "for-each-ref", "refs/patchbot"); refs != "" {
+		t.Errorf("job refs left: %s", refs)
+	}
+}
+
+func TestGitHubBinding(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	// Pull request 2's ref holds a commit, but the job is bound to one
+	// that is not on it (a force-push replaced it, say).
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
+	s.fake.SetHead(2, s.head)
+	j := benchJob(2, other)
+	for range 2 { // the second run is a rescue: still one reply
+		err := s.w.Handle(ctx, j)
+		if _, ok := errors.AsType[*BindingError](err); !ok || !permanent(err) {
+			t.Fatalf("a commit not on the pull request: err = %v (%T), want a permanent *BindingError", err, err)
+		}
+		checkFailure(t, s.fake.Comments(), "it is not measured")
+		checkOutput(t, j, s.fake.Comments()[0].HTMLURL, false)
+	}
+	if body := s.fake.Comments()[0].Body; !strings.Contains(body, "Not retried") {
+		t.Errorf("the reply does not say the job is not retried:\n%s", body)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+
+	// The commit is pushed after all, and the command is given again:
+	// the failure reply becomes the result.
+	git(t, s.src, "push", "-q", "-f", s.bare, other+":refs/pull/2/head")
+	s.fake.SetHead(2, other)
+	if err := s.w.Handle(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "old ns/op") || strings.Contains(cs[0].Body, "could not") {
+		t.Fatalf("want the failure reply edited into the result, got %+v", cs)
+	}
+
+	// A request that names its own repository is refused, permanently.
+	j = benchJob(1, s.head)
+	j.Args.Request.Repo = "/etc"
+	if err := s.w.Handle(ctx, j); !permanent(err) {
+		t.Errorf("a request with a repository: err = %v, want permanent", err)
+	}
+}
+
+// TestGitHubBenchFails runs a job whose benchmark fails on every run, and
+// prints much, on its first and last attempts.
+func TestGitHubBenchFails(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	// The benchmark fails on both sides: master breaks it, and the pull
+	// request is rebased onto master.
+	git(t, s.src, "checkout", "-q", "master")
+	commit(t, s.src, "the benchmark fails", map[string]string{"w_test.go": `package w
+
+import (
+	"strings"
+	"testing"
+)
+
+func BenchmarkF(b *testing.B) {
+	for i := range 50 {
+		b.Log("noise", i, "@someone ` + "```" + ` \x1b[31m", strings.Repeat("x", 100))
+	}
+	b.Fatal("the benchmark broke")
+}
+`}, false)
+	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	git(t, s.src, "checkout", "-q", "-b", "pr3")
+	bad := commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
+	s.fake.SetHead(1, bad)
+
+	// Not the last attempt: retried, and nothing said yet.
+	j := benchJob(1, bad)
+	err := s.w.Handle(ctx, j)
+	if err == nil || permanent(err) {
+		t.Fatalf("a failing benchmark: err = %v, want a transient error", err)
+	}
+	if n := len(s.fake.Comments()); n != 0 {
+		t.Fatalf("%d comments before the last attempt, want none", n)
+	}
+
+	j.Attempt = j.MaxAttempts
+	for range 2 {
+		if err := s.w.Handle(ctx, j); err == nil || permanent(err) {
+			t.Fatalf("the last attempt: err = %v, want the job's transient error", err)
+		}
+		checkFailure(t, s.fake.Comments(), "no benchmark results")
+	}
+	body := s.fake.Comments()[0].Body
+	if !strings.Contains(body, "Tried 5 times") || !strings.Contains(body, "[...]") || !strings.Contains(body, "````text\n") {
+		t.Errorf("the reply does not say the tries, cut the output, or fence it longer than its backticks:\n%s", body)
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d comments created, want 1", n)
+	}
+}
+
+// TestFailureReplyFails checks that a failure reply that cannot be posted
+// is an error the queue retries, even when the job's own is permanent.
+func TestFailureReplyFails(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	cfg := config.Default()
+	cfg.Review.Attempts = 1
+	s.w.Config = cfg
+	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost {
+			http.Error(w, `{"message":"down"}`, http.StatusBadGateway)
+			return true
+		}
+		return false
+	})
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	err := s.w.Handle(context.Background(), benchJob(1, other))
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
+		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
+	}
+}
+
+// TestFailureReplyBeforeRescue checks that a failure reply to a server
+// that does not answer gives up before the queue may rescue the job
+// (queue.Job.RescueAt), which would run it again beside the reply.
+//
+// It asserts on what the deadline causes, not on the clock: with one
+// attempt and an hour per request, only the reply's deadline can end its
+// POST, so the server sees the client hang up. The reply's own limit
+// (failPostTimeout) is two minutes; the rescue's, 3s away, is the one
+// that must win, and a minute without an answer is a hang.
+func TestFailureReplyBeforeRescue(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	cfg := config.Default()
+	cfg.Review.Attempts = 1
+	cfg.Review.Timeout = time.Hour
+	s.w.Config = cfg
+	ended := make(chan string, 10)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) }) // before s.fake.Close, which waits for the handler
+	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPost {
+			// No answer, as long as the client waits (with the body
+			// read, the server sees the client hang up).
+			io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+				ended <- "the client hung up"
+			case <-stop:
+			}
+			return true
+		}
+		return false
+	})
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j.RescueAt = time.Now().Add(rescueSlack + 3*time.Second)
+	start := time.Now()
+	errc := make(chan error, 1)
+	go func() { errc <- s.w.Handle(context.Background(), j) }()
+	var err error
+	select {
+	case err = <-errc:
+	case <-time.After(time.Minute):
+		t.Fatalf("Handle hung: the failure reply did not give up on the silent server within a minute, though its deadline was 3s away, %v before the rescue", rescueSlack)
+	}
+	t.Logf("the failure reply gave up after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
+		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want it to wrap context.DeadlineExceeded: the reply's deadline", err)
+	}
+	// The server sees the hang-up a moment after the client returns.
+	select {
+	case <-ended:
+	case <-time.After(time.Minute):
+		t.Errorf("the fake server never saw the client hang up")
+	}
+	if n := s.fake.Count("POST "); n != 1 {
+		t.Errorf("%d POSTs, want 1: %q", n, s.fake.Requests())
+	}
+}
+
+// TestFailureReplyRescueDue checks, without a clock, that the failure
+// reply's deadline is the rescue's: with the rescue already due, the
+// reply gives up before it sends anything, where its own limit
+// (failPostTimeout) would have let it post.
+func TestFailureReplyRescueDue(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
+	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j.RescueAt = time.Now()
+	err := s.w.Handle(context.Background(), j)
+	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a transient error posting the failure reply, out of time", err)
+	}
+	if n := s.fake.Count("POST "); n != 0 {
+		t.Errorf("%d POSTs, want none: %q", n, s.fake.Requests())
+	}
+}
+
+func TestPostOnly(t *testing.T) {
+	s := newGitHub(t)
+	j := &queue.Job{Args: queue.Args{Review: "github:owner/repo#1", Revision: "comment:7", Command: "help",
+		Request: job.Request{Steps: []string{job.StepPost}, Post: job.PostSettings{Kind: "help-7", Text: "the help"},
+			GitHub: &job.GitHub{PullRequest: "owner/repo#1"}}}}
+	for range 2 {
+		if err := s.w.Handle(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "the help") {
+		t.Fatalf("want one help comment, got %+v", cs)
+	}
+	checkOutput(t, j, cs[0].HTMLURL, false)
+}
+
+func TestAreaDir(t *testing.T) {
+	a := &Areas{Root: "/r"}
+	for _, u := range []string{"https://github.com/../../etc", "https://github.com/a/b", "../x"} {
+		d := a.dir(u)
+		if filepath.Dir(d) != "/r" || strings.Contains(filepath.Base(d), ".") {
+			t.Errorf("area of %q is %s, want a hash under /r", u, d)
+		}
+	}
+	_, err := a.Checkout(context.Background(), Source{URL: "x", Ref: "refs/heads/../../x", Commit: strings.Repeat("a", 40)})
+	if err == nil {
+		t.Error("a ref that is not a pull request's or a change's was fetched")
+	}
+}
+
+// TestGerrit runs a job bound to patch set 1 of a change that has a
+// patch set 2, against the real test Gerrit.
+func TestGerrit(t *testing.T) {
+	gs := gerrittest.Get(t)
+	out := benchEnv(t)
+	t.Setenv("HOME", t.TempDir())
+	ctx := context.Background()
+	b := make([]byte, 4)
+	rand.Read(b)
+	branch := "work-test-" + hex.EncodeToString(b)
+	auth := gs.GitAuth()
+	remote := gs.URL + "/a/" + gs.Project
+
+	src := t.TempDir()
+	git(t, src, "init", "-q", "-b", "master")
+	commit(t, src, "base", module, false)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/heads/"+branch)
+	changeID := "I" + hex.EncodeToString(append(b, make([]byte, 16)...))
+	ps1 := commit(t, src, "w: F returns 2\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	ps2 := commit(t, src, "w: F returns 3\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 3\n"}, true)
+	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	cs := gs.Changes(t, "branch:"+branch)
+	if len(cs) != 1 || cs[0].CurrentRevision != ps2 {
+		t.Fatalf("want one change at %s, got %+v", ps2, cs)
+	}
+	change := strconv.Itoa(cs[0].Number)
+
+	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n", branch)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password}
+	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Config: cfg, Env: job.Env{Getenv: func(k string) string { return env[k] }}}
+	u, _ := url.Parse(gs.URL)
+	j := &queue.Job{Args: queue.Args{
+		Review: "gerrit:" + u.Host + ":" + change, Revision: "1:" + ps1, Command: "bench",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Branch: branch,
+			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
+			Gerrit: &job.Gerrit{Server: gs.URL, Change: change, Revision: ps1},
+		},
+	}}
+	for range 2 { // the second run is a redelivery: nothing more is posted
+		if err := w.Handle(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, m := range gs.Messages(t, change) {
+		if m.Tag == review.Tag("serve-bench") {
+			got = append(got, m.Message)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("change %s has %d serve-bench messages, want 1:\n%s", change, len(got), strings.Join(got, "\n---\n"))
+	}
+	want := fmt.Sprintf("Measured patch set 1 (%s); patch set 2 is newer", ps1[:12])
+	if !strings.HasPrefix(got[0], "Patch Set 1:") || !strings.Contains(got[0], want) || !strings.Contains(got[0], "old ns/op") {
+		t.Errorf("the message is not on patch set 1 with the note %q and the table:\n%s", want, got[0])
+	}
+	checkNoCredentials(t, out)
+	at := func(ps int) string { return fmt.Sprintf("%s/c/%s/+/%s/%d", gs.URL, gs.Project, change, ps) }
+	checkOutput(t, j, at(1), true)
+
+	// /patchbot freeze while the tree is frozen (Go 1.4's freeze): one
+	// reply saying so, and the change is not tagged wait-release, nor
+	// given freeze's own message.
+	fj := &queue.Job{Args: queue.Args{
+		Review: j.Args.Review, Revision: "2:" + ps2, Command: "freeze",
+		Request: job.Request{
+			Steps:  []string{job.StepFreeze, job.StepPost},
+			At:     time.Date(2014, 10, 1, 12, 0, 0, 0, time.UTC),
+			Gerrit: &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2},
+		},
+	}}
+	for range 2 {
+		if err := w.Handle(ctx, fj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var freezes []string
+	for _, m := range gs.Messages(t, change) {
+		switch m.Tag {
+		case review.Tag("serve-freeze"), review.Tag("freeze"):
+			freezes = append(freezes, m.Tag+": "+m.Message)
+		}
+	}
+	if len(freezes) != 1 || !strings.HasPrefix(freezes[0], review.Tag("serve-freeze")+": Patch Set 2:") || !strings.Contains(freezes[0], "frozen for Go 1.4") {
+		t.Errorf("want one serve-freeze reply on patch set 2 saying the tree is frozen for Go 1.4, got:\n%s", strings.Join(freezes, "\n---\n"))
+	}
+	if cs := gs.Changes(t, "change:"+change); len(cs) != 1 || len(cs[0].Hashtags) != 0 {
+		t.Errorf("the change's hashtags after /patchbot freeze: %+v, want none", cs)
+	}
+
+	// A job whose commit is not patch set 1's is refused, and posts nothing.
+	bad := *j
+	bad.Args.Revision = "1:" + ps2
+	bad.Args.Request.Gerrit = &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2}
+	for range 2 { // and a rescue: still one failure reply
+		if err := w.Handle(ctx, &bad); !permanent(err) {
+			t.Errorf("a revision that is not the patch set's: err = %v, want permanent", err)
+		}
+		checkOutput(t, &bad, at(2), false)
+	}
+	got = nil
+	var failed []string
+	for _, m := range gs.Messages(t, change) {
+		switch m.Tag {
+		case review.Tag("serve-bench"):
+			got = append(got, m.Message)
+		case review.Tag("serve-bench-failed"):
+			failed = append(failed, m.Message)
+		}
+	}
+	if len(got) != 1 || len(failed) != 1 || !strings.HasPrefix(failed[0], "Patch Set 2:") || !strings.Contains(failed[0], "is not measured") {
+		t.Errorf("want the result and one failure reply on patch set 2, got %d and:\n%s", len(got), strings.Join(failed, "\n---\n"))
+	}
+}
+
+// TestRecordBound: an output over the queue's bound loses each run's
+// value first, and its bench result next, and says so; the result given
+// is not changed.
+func TestRecordBound(t *testing.T) {
+	r, err := benchrun.CompareFiles("../../step/benchrun/testdata/codec-old.txt", "../../step/benchrun/testdata/codec-new.txt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := r.String(benchrun.Benchcmp)
+	w := &Worker{}
+	const link = "https://github.example/owner/repo/pull/1#issuecomment-1"
+
+	j := benchJob(1, strings.Repeat("a", 40))
+	w.record(j, &Output{URL: link, Bench: r})
+	if o, _ := ReadOutput(j.Output()); o == nil || o.Note != "" || o.Bench == nil || o.Bench.String(benchrun.Benchcmp) != table {
+		t.Fatalf("a small result is not recorded whole: %s", j.Output())
+	}
+
+	// Many runs: the values go, the tables stay.
+	values := make([]float64, queue.MaxOutput/8)
+	for i := range values {
+		values[i] = 1e9 + float64(i)
+	}
+	r.Tables[0].Rows[0].Old.Values = values
+	w.record(j, &Output{URL: link, Bench: r})
+	o, err := ReadOutput(j.Output())
+	if err != nil || o == nil || o.URL != link || o.Note != noteNoValues || o.Bench == nil || len(j.Output()) > queue.MaxOutput {
+		t.Fatalf("a result with %d values recorded %d bytes: %+v, %v", len(values), len(j.Output()), o, err)
+	}
+	for _, tb := range o.Bench.Tables {
+		for _, row := range tb.Rows {
+			if row.Old.Values != nil || row.New.Values != nil {
+				t.Errorf("%s: values kept", row.Name)
+			}
+		}
+	}
+	if got := o.Bench.String(benchrun.Benchcmp); got != table {
+		t.Errorf("the table without the values:\n%s\nwant\n%s", got, table)
+	}
+	if len(r.Tables[0].Rows[0].Old.Values) != len(values) {
+		t.Error("record changed the result it was given")
+	}
+
+	// Too much besides: the result goes, the link stays.
+	r.Warnings = []string{strings.Repeat("w", queue.MaxOutput)}
+	w.record(j, &Output{URL: link, Bench: r})
+	if o, err := ReadOutput(j.Output()); err != nil || o == nil || o.URL != link || o.Note != noteNoBench || o.Bench != nil {
+		t.Fatalf("a result with a large warning recorded %+v, %v", o, err)
+	}
+}

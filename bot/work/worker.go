@@ -1,0 +1,334 @@
+// Package work is the worker of patchbot serve: the queue's handler that
+// runs a queued job. It fetches the revision the job is bound to into a
+// work area of its own (Areas), benchmarks it against its parent with
+// the job library, and replies on the review once; or posts a help or
+// refusal text. What a finished job left, the reply's link and a bench
+// job's result, it records in the queue with the job (Output).
+//
+// It sits beside bot/serve and bot/poll rather than under
+// serve: those two put jobs into the queue, this takes them out, and
+// none of them imports another. Credentials stay in this process (the
+// reply clients, from Env.Getenv); the fetches and the benchmarks run
+// without them.
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// A Worker runs queued jobs: Handle is its queue.Handler.
+type Worker struct {
+	// Areas are the work areas the jobs fetch into.
+	Areas *Areas
+	// Config is patchbot's configuration; nil is the built-in one.
+	Config *config.Config
+	// Env is where the reply clients' credentials come from (Getenv)
+	// and where the job logs. Env.Runner wraps the benchmarks' processes.
+	Env job.Env
+	// GitHubURL is where GitHub's repositories are fetched from, as
+	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
+	// directory of bare repositories.
+	GitHubURL string
+}
+
+var _ queue.Handler = (*Worker)(nil).Handle
+
+// Handle runs one job: a post-only job (help, refusal) posts its text;
+// a run job is fetched, run and replied to. An error that running again
+// cannot mend (a request that is not valid, a fetch that is not the bound
+// commit, missing credentials, a review that is gone) is queue.Permanent;
+// the rest (a fetch, a server that did not answer) are retried. Every
+// reply is posted once, however often the job runs: a run job that fails
+// for good (a permanent error, or any on its last attempt) is answered
+// with a failure reply instead of its result (replyFailure).
+func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
+	a := &j.Args
+	req := a.Request // a copy: the queued job stays as it was
+	if slices.Equal(req.Steps, []string{job.StepPost}) {
+		// Help and refusals: a text, posted once by its kind.
+		res, err := job.Post(ctx, &req, w.Config, w.Env)
+		if res != nil && len(res.Posts) > 0 {
+			w.record(j, &Output{URL: replyURL(res.Posts)})
+		}
+		return classify(err)
+	}
+	res, err := w.run(ctx, a, req)
+	if res != nil {
+		o := &Output{Bench: res.Bench}
+		if res.Post != nil {
+			o.URL = replyURL(res.Post.Posts)
+		}
+		w.record(j, o)
+	}
+	if err == nil || !final(j, err) {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Stopped, not failed: the queue puts the job back.
+		return err
+	}
+	posted, perr := w.replyFailure(ctx, j, err)
+	if perr != nil {
+		// Not the job's error: that one may be permanent, and the
+		// reply must be tried again.
+		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, firstLine(err.Error()), perr))
+	}
+	if posted != nil && len(posted.Posts) > 0 {
+		w.record(j, &Output{URL: replyURL(posted.Posts)})
+	}
+	return err
+}
+
+// final reports whether err ends the job: a permanent error, or any on
+// the last attempt. A Job with no MaxAttempts (made by hand) is on its
+// last.
+func final(j *queue.Job, err error) bool {
+	return queue.IsPermanent(err) || j.Attempt >= j.MaxAttempts
+}
+
+// run runs a run job on req, a copy of its request. The result is the
+// job library's when it ran to the end (the reply is posted), even if
+// cleaning up after it failed; nil when it did not.
+func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.Result, error) {
+	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
+		return nil, queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
+	}
+	if req.Repo != "" || req.Base != "" || req.Head != "" {
+		// The server's, from the review: never from the queue's data.
+		return nil, queue.Permanent(fmt.Errorf("work: %s: the request names a repository or revisions; the worker finds them from the review", a))
+	}
+	b, err := w.bind(ctx, a, &req)
+	if err != nil {
+		return nil, classify(err)
+	}
+	co, err := w.Areas.Checkout(ctx, b.src)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer co.Close()
+	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
+
+	o, err := job.Prepare(ctx, &req, w.Config, w.Env)
+	if err != nil {
+		return nil, classify(err)
+	}
+	o.Kind = Kind(a.Command)
+	o.Note = b.note
+	// A command asks: the reply says whether the tree is frozen, and
+	// the change's hashtags are the author's and the release tooling's.
+	o.Freeze.NoTag = true
+	res, err := run.Run(ctx, *o)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return res, classify(co.Close())
+}
+
+// Kind is the kind of a job's reply for a command: "serve-bench",
+// "serve-freeze". One per patch set and kind on Gerrit, one comment per
+// pull request and kind on GitHub; apart from patchbot run's and the
+// freeze hashtag's own messages.
+func Kind(command string) string { return "serve-" + command }
+
+// A binding is a job's revision, found from the review: what to fetch,
+// and how to say at reply time that a newer one exists.
+type binding struct {
+	src  Source
+	note func(ctx context.Context) (string, error)
+}
+
+func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*binding, error) {
+	env := w.Env
+	if env.Getenv == nil {
+		env.Getenv = defaultGetenv
+	}
+	cfg := w.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	if err := checkTarget(a, req, cfg); err != nil {
+		return nil, err
+	}
+	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
+	switch {
+	case strings.HasPrefix(a.Review, "github:"):
+		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked
+		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
+		if err != nil {
+			return nil, &job.SetupError{Field: "github", Err: err}
+		}
+		head, err := gh.PullRequestHead(ctx, pr)
+		if err != nil {
+			return nil, err
+		}
+		base := w.GitHubURL
+		if base == "" {
+			base = "https://github.com"
+		}
+		bound := a.Revision
+		if req.Branch == "" {
+			req.Branch = head.Base
+		}
+		return &binding{
+			src: Source{
+				URL:        strings.TrimSuffix(base, "/") + "/" + pr.Owner + "/" + pr.Repo,
+				Ref:        "refs/pull/" + strconv.Itoa(pr.Number) + "/head",
+				Commit:     bound,
+				BaseBranch: head.Base,
+			},
+			note: func(ctx context.Context) (string, error) {
+				now, err := gh.PullRequestHead(ctx, pr)
+				if err != nil {
+					return "", err
+				}
+				if now.SHA == bound {
+					return "", nil
+				}
+				return fmt.Sprintf("Measured %s, the head when this was asked; the pull request's head is now %s: ask again to measure it.", bound, now.SHA), nil
+			},
+		}, nil
+
+	default:
+		// Checked by checkTarget.
+		g := req.Gerrit
+		ps, commit, _ := strings.Cut(a.Revision, ":")
+		psn, _ := strconv.Atoi(ps)
+		change, _ := strconv.Atoi(g.Change)
+		server := gerritServer(g, cfg)
+		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
+		if err != nil {
+			return nil, &job.SetupError{Field: "gerrit", Err: err}
+		}
+		read := func(ctx context.Context) (*review.ChangeMessages, error) {
+			cs, err := gc.ChangesUpdatedSince(ctx, "change:"+strconv.Itoa(change), time.Time{}, 1)
+			if err != nil {
+				return nil, err
+			}
+			if len(cs) != 1 || cs[0].Number != change {
+				return nil, queue.Permanent(fmt.Errorf("work: %s: change %d is not on %s (or not visible)", a, change, server))
+			}
+			return &cs[0], nil
+		}
+		c, err := read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if c.Commits[psn] != commit {
+			return nil, &BindingError{Ref: fmt.Sprintf("patch set %d of change %d", psn, change), Want: commit, Got: c.Commits[psn]}
+		}
+		if req.Branch == "" {
+			req.Branch = c.Branch
+		}
+		return &binding{
+			src: Source{
+				URL:    strings.TrimSuffix(server, "/") + "/" + c.Project,
+				Ref:    fmt.Sprintf("refs/changes/%02d/%d/%d", change%100, change, psn),
+				Commit: commit,
+				Exact:  true,
+			},
+			note: func(ctx context.Context) (string, error) {
+				c, err := read(ctx)
+				if err != nil {
+					return "", err
+				}
+				if c.CurrentPatchSet <= psn {
+					return "", nil
+				}
+				return fmt.Sprintf("Measured patch set %d (%s); patch set %d is newer: ask again on it to measure it.", psn, short(commit), c.CurrentPatchSet), nil
+			},
+		}, nil
+	}
+}
+
+// checkTarget checks that req's review target is the job's review and
+// revision, so that the job's replies, its result or its failure, go
+// there and nowhere else.
+func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
+	switch {
+	case strings.HasPrefix(a.Review, "github:") && req.GitHub != nil:
+		pr, err := review.ParsePullRequest(req.GitHub.PullRequest)
+		if err != nil || "github:"+pr.String() != a.Review || a.Revision != req.GitHub.HeadSHA {
+			return queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
+		}
+		return nil
+	case strings.HasPrefix(a.Review, "gerrit:") && req.Gerrit != nil:
+		g := req.Gerrit
+		ps, commit, ok := strings.Cut(a.Revision, ":")
+		psn, err := strconv.Atoi(ps)
+		if !ok || err != nil || psn <= 0 || g.Change == "" || g.Revision != commit {
+			return queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
+		}
+		change, err := strconv.Atoi(g.Change)
+		if err != nil || change <= 0 {
+			return queue.Permanent(fmt.Errorf("work: %s: change %q: want its number", a, g.Change))
+		}
+		server := gerritServer(g, cfg)
+		if _, err := review.CheckServerURL(server); err != nil {
+			return queue.Permanent(fmt.Errorf("work: %s: %v", a, err))
+		}
+		if u, _ := url.Parse(server); u == nil || !strings.HasPrefix(a.Review, "gerrit:"+u.Host+":") || !strings.HasSuffix(a.Review, ":"+g.Change) {
+			return queue.Permanent(fmt.Errorf("work: %s: the request's server %s and change %s are not the job's", a, server, g.Change))
+		}
+		return nil
+	}
+	return queue.Permanent(fmt.Errorf("work: %s: the request has no review target of the job's review", a))
+}
+
+// gerritServer returns the URL of g's server, as review.CheckServerURL
+// gives it back when it is valid.
+func gerritServer(g *job.Gerrit, cfg *config.Config) string {
+	server := g.Server
+	if server == "" {
+		server = cfg.Review.Gerrit
+	}
+	if s, err := review.CheckServerURL(server); err == nil {
+		return s
+	}
+	return server
+}
+
+// classify marks the errors that running the job again cannot mend as
+// permanent.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*BindingError](err); ok {
+		return queue.Permanent(err)
+	}
+	if _, ok := errors.AsType[*job.SetupError](err); ok {
+		return queue.Permanent(err)
+	}
+	if _, ok := errors.AsType[*config.Error](err); ok {
+		return queue.Permanent(err)
+	}
+	if e, ok := errors.AsType[*review.Error](err); ok && e.Permanent() {
+		// Gone, forbidden, refused: the review's answer, not an outage
+		// (nor a rate limit, which GitHub answers with a 403 too).
+		return queue.Permanent(err)
+	}
+	return err
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+var defaultGetenv = os.Getenv

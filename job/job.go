@@ -1,0 +1,202 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/freeze"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/sandbox"
+)
+
+// An Env is what a job may take from the process that runs it, and where
+// it reports. None of it is in the Request: credentials are read through
+// Getenv when the job runs, and never stored or printed.
+type Env struct {
+	// Getenv reads the credentials (PATCHBOT_GERRIT_USER and
+	// PATCHBOT_GERRIT_PASSWORD, GITHUB_TOKEN, GITHUB_API_URL; HOME for
+	// ~/.gitcookies); nil is os.Getenv.
+	Getenv func(string) string
+	// Log receives one line per retry of a request to a review server,
+	// and in a dry run one per write not done; nil discards them.
+	Log io.Writer
+	// Progress, when set, receives the benchmarks' progress line,
+	// rewritten in place: set it only to a terminal.
+	Progress io.Writer
+	// Report, when set, is called as each step ends, with the result so
+	// far.
+	Report func(step string, res *run.Result)
+	// Runner starts every process of the bench step (go list, go test -c,
+	// the benchmarks), which run the patch's code: a sandbox wraps them
+	// here. nil is benchrun.Direct. Whatever it is, the processes get an
+	// environment without credentials (benchrun strips them), and the
+	// posting happens in this process, never in theirs.
+	Runner benchrun.Runner
+}
+
+// A SetupError is a job refused before anything was done because of the
+// configuration or the environment rather than the request: a review
+// target without credentials, say. Field names the part of the request it
+// concerns, or is "" when the error names its own cause (a variable of the
+// environment).
+type SetupError struct {
+	Field string
+	Err   error
+}
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Run runs the job req asks for, with the configuration cfg (nil: the
+// built-in one), in env. Everything that can be checked before the job
+// starts is checked first: a *FieldError for the request, a *SetupError
+// for credentials, a *config.Error for the configuration. Otherwise the
+// result is the run's, and the error, when not nil, is a *run.StepError
+// naming the step that stopped the job; the result then holds what the
+// steps before it did.
+func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Result, error) {
+	o, err := Prepare(ctx, req, cfg, env)
+	if err != nil {
+		return nil, err
+	}
+	return run.Run(ctx, *o)
+}
+
+// Prepare checks req and turns it, cfg and env into the options of a run,
+// with its review clients built and their credentials checked, without
+// doing anything: the first half of Run, for callers that show the plan.
+func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Options, error) {
+	env, cfg = env.orDefaults(), orDefault(cfg)
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if !req.has(StepPort) && req.has(StepBench) && req.Repo == "" {
+		// A request may be queued before its repository is known (a
+		// worker fills it in), but not run so.
+		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
+	}
+	rc := &cfg.Review
+	o := &run.Options{
+		Repo:   req.Repo,
+		Onto:   req.Onto,
+		Steps:  req.Steps,
+		Base:   req.Base,
+		Head:   req.Head,
+		Keep:   req.Keep,
+		DryRun: req.DryRun,
+		Labels: rc.Labels,
+		Report: env.Report,
+	}
+	var err error
+	if o.Port, err = req.portOptions(cfg); err != nil {
+		return nil, err
+	}
+	o.Inputs = req.inputs()
+
+	// The freeze step: the configuration's calendar and rule, offline, so
+	// that the answer depends only on the date and a rerun's message is
+	// the same message. The branch and the date are checked now, so that
+	// a mistake in them is found before anything is ported.
+	o.Freeze.Branch, o.Freeze.At = req.branch(), req.At
+	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
+		return nil, &SetupError{Err: err}
+	}
+	if _, err := checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
+		return nil, err
+	}
+
+	// The bench step: the request's settings, else the run section's.
+	b := req.Bench.orDefaults(cfg.Run.Count, cfg.Run.Benchtime)
+	if o.Bench, err = benchOptions(ctx, &b, &cfg.Bench, env); err != nil {
+		return nil, err
+	}
+
+	// The post step's targets, and their credentials.
+	if req.Gerrit != nil {
+		var push *review.PushOptions
+		if o.Gerrit, push, err = gerritTarget(req, rc, env); err != nil {
+			return nil, err
+		}
+		if push != nil {
+			o.Push = push
+		} else {
+			o.Change, o.Revision = req.Gerrit.Change, req.Gerrit.Revision
+		}
+	}
+	if req.GitHub != nil {
+		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
+		o.PullRequest = &pr
+		if o.GitHub, err = githubTarget(req, rc, env); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// orDefaults returns b with count and benchtime for the ones it leaves
+// zero.
+func (b BenchSettings) orDefaults(count int, benchtime string) BenchSettings {
+	if b.Count == 0 {
+		b.Count = count
+	}
+	if b.Benchtime == "" {
+		b.Benchtime = benchtime
+	}
+	return b
+}
+
+// benchOptions returns benchrun's options for b, with the configuration's
+// timeout, order and alpha; and, when b or the configuration asks for
+// the sandbox and env.Runner is not one, a sandbox (after its probe: a
+// *SetupError for {bench.sandbox} says why none works here).
+func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env Env) (benchrun.Options, error) {
+	runner := env.Runner
+	if iso, ok := runner.(benchrun.Isolator); (b.Sandbox || bc.Sandbox) && (!ok || iso.Isolation().Sandbox == "") {
+		sb, err := sandbox.New(ctx, &sandbox.Options{Getenv: env.Getenv})
+		if err != nil {
+			return benchrun.Options{}, &SetupError{Field: "bench.sandbox", Err: err}
+		}
+		runner = sb
+	}
+	order, timeout := b.Order, b.Timeout
+	if order == "" {
+		order = bc.Order
+	}
+	if timeout == 0 {
+		timeout = bc.Timeout
+	}
+	ord, err := benchrun.ParseOrder(order)
+	if err != nil {
+		return benchrun.Options{}, &SetupError{Err: err}
+	}
+	seed := b.Seed
+	switch {
+	case seed != 0 && ord != benchrun.Shuffled:
+		return benchrun.Options{}, fieldError("bench.seed", "", "is for the shuffled order: add {bench.order} shuffled")
+	case seed == 0 && ord == benchrun.Shuffled:
+		// Picked here, and said before the run, so that an interrupted
+		// run can be repeated too.
+		seed = rand.Uint64N(1 << 53)
+		fmt.Fprintf(env.Log, "shuffled order, seed %d ({bench.seed} %d repeats it)\n", seed, seed)
+	}
+	return benchrun.Options{
+		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
+		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
+		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
+		Progress: env.Progress,
+		Runner:   runner,
+	}, nil
+}
+
+// osGetenv and discard are Env's defaults.
+var osGetenv = os.Getenv
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,353 @@
+// Package job is patchbot's job as a library: one Request, which is data
+// (it round-trips through JSON unchanged and holds no credentials), turned
+// with the configuration and an Env into a run of the steps port, freeze,
+// bench and post (job/run). The CLI builds a Request from its flags;
+// a server's worker and a scheduled Action build the same Request from a
+// queued job or an event, and get the same result and the same review
+// message.
+//
+// A Request that is not valid is refused before anything is done with a
+// *FieldError naming the field, in the Request's own JSON names
+// ("bench.count"), never a flag of the CLI: each caller says the remedy
+// in its own words.
+package job
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// The steps of a job, in the order they run.
+const (
+	StepPort   = run.StepPort
+	StepFreeze = run.StepFreeze
+	StepBench  = run.StepBench
+	StepPost   = run.StepPost
+)
+
+// AllSteps are the steps of a Request whose Steps is empty.
+var AllSteps = []string{StepPort, StepFreeze, StepBench, StepPost}
+
+// A Request is one job. The zero Request runs the built-in example: its
+// patch ported onto a scratch repository, the freeze checked, codec
+// benchmarked before and after, and the review message printed.
+type Request struct {
+	// Steps are the steps to run, from AllSteps; empty means all of them.
+	// They always run in AllSteps' order, whatever the order here.
+	Steps []string `json:"steps,omitempty"`
+
+	// Repo is the Git repository the job works in; "" is the built-in
+	// example, which takes no patches.
+	Repo string `json:"repo,omitempty"`
+	// Onto is the revision the patches are ported onto; "" is HEAD.
+	Onto string `json:"onto,omitempty"`
+	// Patches are the patch files, in order, as their bytes.
+	Patches []Patch `json:"patches,omitempty"`
+
+	// Base and Head, for a job without the port step, are the revisions
+	// the bench step compares (a pull request's merge base and head).
+	Base string `json:"base,omitempty"`
+	Head string `json:"head,omitempty"`
+
+	// Branch is the branch the change is for: the one whose freeze is
+	// checked, and the one a push is for; "" is master.
+	Branch string `json:"branch,omitempty"`
+	// At is the moment the freeze is checked at; zero is when the job
+	// runs.
+	At time.Time `json:"at,omitzero"`
+
+	Bench BenchSettings `json:"bench,omitzero"`
+
+	// Port, Freeze and Post are the settings of those steps that a
+	// command running the step on its own needs.
+	Port   PortSettings   `json:"port,omitzero"`
+	Freeze FreezeSettings `json:"freeze,omitzero"`
+	Post   PostSettings   `json:"post,omitzero"`
+
+	// Gerrit and GitHub are the review targets of the post step; with
+	// neither, the message is printed.
+	Gerrit *Gerrit `json:"gerrit,omitempty"`
+	GitHub *GitHub `json:"github,omitempty"`
+
+	// DryRun changes nothing of the user's: a port is made in a scratch
+	// clone, and nothing is pushed, tagged or posted.
+	DryRun bool `json:"dry_run,omitempty"`
+	// Keep keeps the scratch directory (the example's repository, or a
+	// dry run's clone).
+	Keep bool `json:"keep,omitempty"`
+}
+
+// A Patch is one patch file.
+type Patch struct {
+	Name string `json:"name"` // for messages: the file name
+	Data []byte `json:"data"` // its bytes (base64 in JSON: a patch need not be UTF-8)
+}
+
+// BenchSettings are what the bench step measures. Zero fields take the
+// configuration's values (run.count, run.benchtime).
+type BenchSettings struct {
+	Packages  []string `json:"packages,omitempty"`  // go list patterns; empty: the packages the change touches
+	Bench     string   `json:"bench,omitempty"`     // the -test.bench regexp; "": all (the example's story for the example)
+	Count     int      `json:"count,omitempty"`     // runs per side
+	Benchtime string   `json:"benchtime,omitempty"` // each run's -test.benchtime
+	OutDir    string   `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
+
+	// The rest: zero takes the configuration's bench section, in the
+	// whole job as in the bench step on its own.
+	CPU     string        `json:"cpu,omitempty"`        // the -test.cpu list
+	Timeout time.Duration `json:"timeout_ns,omitempty"` // how long one run may take
+	Order   string        `json:"order,omitempty"`      // interleaved, sequential or shuffled
+	Seed    uint64        `json:"seed,omitempty"`       // of the shuffled order
+
+	// Sandbox runs the bench step in the sandbox (package sandbox);
+	// false leaves it to bench.sandbox. A sandbox Env.Runner is one
+	// already.
+	Sandbox bool `json:"sandbox,omitempty"`
+}
+
+// PortSettings are the port step's own settings; the configuration's port
+// section gives the rest.
+type PortSettings struct {
+	Branch    string   `json:"branch,omitempty"`     // the branch to create; "": port.branch_prefix and the hg node
+	Checkout  bool     `json:"checkout,omitempty"`   // check the branch out
+	Fuzz      int      `json:"fuzz,omitempty"`       // context lines a hunk may ignore at each end
+	RejectDir string   `json:"reject_dir,omitempty"` // where to write the hunks that fail
+	Author    string   `json:"author,omitempty"`     // 'Name <email>' of a diff without metadata
+	Message   string   `json:"message,omitempty"`    // the message of a diff without metadata
+	Remaps    []string `json:"remaps,omitempty"`     // OLD=NEW path remaps, after the configuration's
+}
+
+// FreezeSettings are the freeze step's own settings.
+type FreezeSettings struct {
+	// Offline leaves out the live signals: the answer comes from the
+	// calendar and the rule only, and depends on the date alone. The
+	// whole job (Run) always checks offline, so that a rerun's message
+	// is the same message.
+	Offline bool `json:"offline,omitempty"`
+	// Apply acts on the answer: the change gerrit.change is tagged
+	// wait-release while the tree is frozen, and ex-wait-release once
+	// it reopens, with one message saying so (freeze.Apply). It is the
+	// freeze step's on its own (Freeze): the whole job (Run) tags the
+	// change it posts to unless run.Freeze.NoTag (serve's replies).
+	Apply bool `json:"apply,omitempty"`
+}
+
+// PostSettings are what the post step posts when it runs on its own: a
+// text, or a saved bench result, rendered for each target.
+type PostSettings struct {
+	Kind   string           `json:"kind,omitempty"` // one message per kind and patch set; "": bench for a result, note otherwise
+	Text   string           `json:"text,omitempty"`
+	Result *benchrun.Result `json:"result,omitempty"`
+	// Once posts at most one message of the kind per patch set on
+	// Gerrit, whatever its text (review.GerritPost.Once): for a text
+	// that differs from run to run. GitHub's one comment of the kind is
+	// edited in place either way.
+	Once bool `json:"once,omitempty"`
+}
+
+// Gerrit is a review target on a Gerrit server: an existing change, or a
+// push that creates or updates one.
+type Gerrit struct {
+	// Server is the server's URL; "" is review.gerrit of the
+	// configuration.
+	Server string `json:"server,omitempty"`
+	// Change is the change to post to: a number, project~number or
+	// Change-Id. Revision binds the post to one patch set (a number, or
+	// the patch set's commit); "" is the current one.
+	Change   string `json:"change,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	// Push, instead of Change, pushes the last ported commit for review
+	// and posts to the change it creates or updates.
+	Push *Push `json:"push,omitempty"`
+}
+
+// Push is a push for review, as refs/for/BRANCH with Gerrit's options.
+type Push struct {
+	// Project is the Gerrit project; "" is the path of the repository's
+	// remote origin, when that is on the server.
+	Project   string   `json:"project,omitempty"`
+	Topic     string   `json:"topic,omitempty"`
+	Hashtags  []string `json:"hashtags,omitempty"`
+	Reviewers []string `json:"reviewers,omitempty"`
+	CC        []string `json:"cc,omitempty"`
+	WIP       bool     `json:"wip,omitempty"`
+}
+
+// GitHub is a pull request to post to, as its patchbot comment.
+type GitHub struct {
+	PullRequest string `json:"pull_request"` // OWNER/REPO#N
+	// HeadSHA, when set, is the commit the job was asked for: the
+	// pull request's head when the command was written.
+	HeadSHA string `json:"head_sha,omitempty"`
+}
+
+// A FieldError is a Request that is not valid, found before anything was
+// done: the field, in the Request's JSON names, its value and why.
+type FieldError struct {
+	Field  string // "bench.count", "gerrit.push.project"
+	Value  string // the value refused, as given; "" when the field is missing
+	Reason string // what is wrong and, where it helps, what to give
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return e.Field + ": " + e.Reason
+	}
+	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+func fieldError(field, value, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
+// has reports whether the request runs step.
+func (r *Request) has(step string) bool {
+	return len(r.Steps) == 0 || slices.Contains(r.Steps, step)
+}
+
+// Example reports whether the request is the built-in example.
+func (r *Request) Example() bool {
+	return r.Repo == "" && len(r.Patches) == 0 && r.Base == "" && r.Head == ""
+}
+
+var hexRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Bounds of a request, which may come from a queue that others fill: no
+// field may make a job unbounded.
+const (
+	MaxCount        = 1000      // runs per side
+	MaxPatches      = 1000      // patch files
+	MaxPatchBytes   = 512 << 20 // all patches together
+	MaxBenchPattern = 1000      // bytes of the bench regexp
+)
+
+// Validate checks the request on its own, without the configuration or
+// any repository or server: the first problem found is a *FieldError.
+func (r *Request) Validate() error {
+	for i, s := range r.Steps {
+		if !slices.Contains(AllSteps, s) {
+			return fieldError(fmt.Sprintf("steps[%d]", i), s, "unknown step (the steps are %s)", strings.Join(AllSteps, ", "))
+		}
+		if slices.Contains(r.Steps[:i], s) {
+			return fieldError(fmt.Sprintf("steps[%d]", i), s, "given twice")
+		}
+	}
+	switch {
+	case r.Repo == "" && len(r.Patches) > 0:
+		return fieldError("repo", "", "patches need a repository to port onto (without both, the job is the built-in example)")
+	case r.Repo == "" && r.Onto != "":
+		return fieldError("onto", r.Onto, "needs patches and a repository (the built-in example ports onto its own base)")
+	case r.Repo != "" && r.has(StepPort) && len(r.Patches) == 0:
+		return fieldError("patches", "", "the port step needs a patch (or leave the port step out and give base and head)")
+	case (r.Base != "" || r.Head != "") && r.has(StepPort):
+		return fieldError("base", r.Base, "base and head are for a job without the port step, which makes its own")
+	case r.Head != "" && r.Base == "":
+		return fieldError("base", "", "missing: a head needs a base to compare it with")
+	case r.Base != "" && r.Repo == "":
+		return fieldError("repo", "", "base and head need the repository they are in")
+	}
+	if len(r.Patches) > MaxPatches {
+		return fieldError("patches", "", "%d patch files: at most %d", len(r.Patches), MaxPatches)
+	}
+	size := 0
+	for i, p := range r.Patches {
+		if p.Name == "" {
+			return fieldError(fmt.Sprintf("patches[%d].name", i), "", "missing: name each patch, for messages")
+		}
+		if size += len(p.Data); size > MaxPatchBytes {
+			return fieldError("patches", "", "more than %d MiB of patches", MaxPatchBytes>>20)
+		}
+	}
+	if r.Branch != "" {
+		if err := CheckBranch(r.Branch); err != nil {
+			return fieldError("branch", "", "%v", err)
+		}
+	}
+	if err := r.Bench.validate(); err != nil {
+		return err
+	}
+	if err := r.Port.validate(); err != nil {
+		return err
+	}
+	if g := r.Gerrit; g != nil {
+		if g.Server != "" {
+			if _, err := review.CheckServerURL(g.Server); err != nil {
+				return fieldError("gerrit.server", "", "%v", err)
+			}
+		}
+		switch {
+		case g.Change != "" && g.Push != nil:
+			return fieldError("gerrit.push", "", "a push posts to the change it pushes: give change or push, not both")
+		case g.Change == "" && g.Push == nil && (r.has(StepPost) || r.Freeze.Apply):
+			// Without either, the server is only read (the freeze step's
+			// live signals).
+			return fieldError("gerrit.change", "", "missing: give the change to post to, or a push")
+		case g.Revision != "" && g.Change == "":
+			return fieldError("gerrit.revision", g.Revision, "needs a change")
+		case g.Push != nil && !r.has(StepPort):
+			return fieldError("gerrit.push", "", "a push needs the port step, whose last commit it pushes")
+		}
+		if p := g.Push; p != nil && p.Project != "" {
+			if err := CheckProject(p.Project); err != nil {
+				return fieldError("gerrit.push.project", "", "%v", err)
+			}
+		}
+	}
+	if h := r.GitHub; h != nil {
+		if _, err := review.ParsePullRequest(h.PullRequest); err != nil {
+			return fieldError("github.pull_request", "", "%v", err)
+		}
+		if h.HeadSHA != "" && !hexRE.MatchString(h.HeadSHA) {
+			return fieldError("github.head_sha", h.HeadSHA, "not a commit: want 40 lower-case hex digits")
+		}
+	}
+	return nil
+}
+
+func (b *BenchSettings) validate() error {
+	if b.Count < 0 || b.Count > MaxCount {
+		return fieldError("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
+	}
+	if b.Benchtime != "" {
+		if err := config.ValidBenchtime(b.Benchtime); err != nil {
+			return fieldError("bench.benchtime", "", "%v", err)
+		}
+	}
+	if len(b.Bench) > MaxBenchPattern {
+		return fieldError("bench.bench", "", "a regexp of %d bytes: at most %d", len(b.Bench), MaxBenchPattern)
+	}
+	if b.Bench != "" {
+		if _, err := regexp.Compile(b.Bench); err != nil {
+			return fieldError("bench.bench", b.Bench, "not a regular expression: %v", err)
+		}
+	}
+	if b.Timeout < 0 {
+		return fieldError("bench.timeout_ns", fmt.Sprint(b.Timeout), "must not be negative")
+	}
+	if b.Order != "" {
+		if _, err := benchrun.ParseOrder(b.Order); err != nil {
+			return fieldError("bench.order", "", "%v", err)
+		}
+	}
+	for i, p := range b.Packages {
+		if p == "" || strings.HasPrefix(p, "-") || strings.ContainsAny(p, " \t\n\x00") {
+			return fieldError(fmt.Sprintf("bench.packages[%d]", i), p, "not a package pattern like ./codec or ./...")
+		}
+	}
+	return nil
+}
+
+func (p *PortSettings) validate() error {
+	if p.Fuzz < 0 {
+		return fieldError("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
+	}
+	return nil
+}

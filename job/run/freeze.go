@@ -1,0 +1,75 @@
+package run
+
+import (
+	"context"
+	"time"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/step/freeze"
+)
+
+// Freeze says where the freeze step looks, for which branch, and when.
+type Freeze struct {
+	// Sources are the freeze's sources; the built-in configuration's,
+	// offline (calendar and rule), when nil.
+	Sources *freeze.Sources
+	Branch  string    // the branch the change is for; "" is master
+	At      time.Time // the moment to check; zero is now
+	// NoTag leaves the change's hashtags alone: the answer is said in
+	// the review message only. A reviewer's /patchbot freeze asks; it
+	// does not tag the change, nor get freeze's own message beside the
+	// reply.
+	NoTag bool
+}
+
+// A FreezeResult is the freeze step's answer.
+type FreezeResult = freeze.Status
+
+// Hashtags is what the post step did to the change's hashtags for the
+// freeze: wait-release added while the branch is frozen.
+type Hashtags = freeze.ApplyResult
+
+// freeze is the second step: whether the branch the change is for is
+// frozen at the moment asked.
+func (r *runner) freeze(ctx context.Context) error {
+	f := r.opts.Freeze
+	if f.Branch == "" {
+		f.Branch = "master"
+	}
+	if f.At.IsZero() {
+		f.At = time.Now()
+	}
+	if f.Sources == nil {
+		s, err := freeze.FromConfig(&config.Default().Freeze, true)
+		if err != nil {
+			return err
+		}
+		f.Sources = s
+	}
+	st, err := freeze.Check(ctx, f.Sources, f.Branch, f.At)
+	if err != nil {
+		return err
+	}
+	r.res.Freeze = st
+	return nil
+}
+
+// freezeLine returns the freeze status in a sentence, or "".
+func freezeLine(st *FreezeResult) string {
+	if st == nil {
+		return ""
+	}
+	return st.Line()
+}
+
+// applyFreeze tags the change wait-release while its branch is frozen (and
+// swaps the tag for ex-wait-release once it reopens), with freeze's own
+// message, once: freeze.Apply reads the hashtags first. A release branch
+// takes no tag, nor a change with Freeze.NoTag.
+func (r *runner) applyFreeze(ctx context.Context, change string) (*Hashtags, error) {
+	st := r.res.Freeze
+	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
+		return nil, nil
+	}
+	return freeze.Apply(ctx, r.opts.Gerrit, change, st, r.opts.DryRun)
+}

@@ -1,0 +1,215 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// post is the last step: the message composed in full, then the push, the
+// freeze hashtag and the posts, each of which reads before it writes and
+// writes only what is missing, so running the job again doubles nothing.
+func (r *runner) post(ctx context.Context) error {
+	if r.opts.Note != nil {
+		note, err := r.opts.Note(ctx)
+		if err != nil {
+			return err
+		}
+		r.res.Note = note
+	}
+	kind := r.opts.Kind
+	if kind == "" {
+		kind = MessageKind
+	}
+	p := &Post{
+		Message: Compose(r.res, benchrun.Gerrit),
+		Posts:   []*review.PostResult{},
+	}
+	if r.opts.PullRequest != nil {
+		p.MarkdownMessage = Compose(r.res, benchrun.Markdown)
+	}
+	r.res.Post = p
+	change, revision := r.opts.Change, r.opts.Revision
+	maybe := false // a dry run's guess at the change a push would make
+	if r.opts.Push != nil {
+		if r.res.Port == nil {
+			return errors.New("a push needs the port step, whose last commit it pushes")
+		}
+		head := r.res.Port.Head
+		o := *r.opts.Push
+		o.Dir, o.Commit = r.repo, head
+		res, err := r.opts.Gerrit.Push(ctx, o)
+		if err != nil {
+			return fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept; to retry, run the same command again", err, r.res.Port.Branch, short(head))
+		}
+		p.Push = res
+		change = ChangeTriplet(o.Project, o.Branch, lastCommit(r.res.Port).ChangeID)
+		if res.DryRun {
+			// Nothing was pushed: the change may not exist yet, and
+			// the commit is not a patch set of it yet. Say what would
+			// happen on its current patch set, if it exists.
+			maybe = true
+		} else {
+			revision = head
+		}
+	}
+	if change != "" {
+		ht, err := r.applyFreeze(ctx, change)
+		var res *review.PostResult
+		if err == nil {
+			res, err = r.opts.Gerrit.Post(ctx, review.GerritPost{
+				Change:   change,
+				Revision: revision,
+				Labels:   r.opts.Labels,
+				Message:  review.Message{Kind: kind, Text: p.Message},
+				Once:     true,
+			})
+		}
+		switch {
+		case maybe && isNotFound(err):
+			// No such change yet: the message is only shown.
+		case err != nil:
+			p.Change, p.Hashtags = change, ht
+			return err
+		default:
+			p.Change, p.Hashtags = change, ht
+			p.Posts = append(p.Posts, res)
+		}
+	}
+	if r.opts.PullRequest != nil {
+		res, err := r.opts.GitHub.Post(ctx, *r.opts.PullRequest, review.Message{Kind: kind, Text: p.MarkdownMessage})
+		if err != nil {
+			return err
+		}
+		p.Posts = append(p.Posts, res)
+	}
+	p.Printed = len(p.Posts) == 0
+	return nil
+}
+
+// isNotFound reports whether err is Gerrit's 404 for a change.
+func isNotFound(err error) bool {
+	e, ok := errors.AsType[*review.Error](err)
+	return ok && e.Status == http.StatusNotFound
+}
+
+// ChangeTriplet names a change by project, branch and Change-Id, as
+// Gerrit's REST API takes it: the same Change-Id may be on several
+// branches, and a bare one would then be ambiguous.
+func ChangeTriplet(project, branch, changeID string) string {
+	if branch == "" {
+		branch = "master"
+	}
+	branch = strings.TrimPrefix(branch, "refs/heads/")
+	return url.PathEscape(project) + "~" + url.PathEscape(branch) + "~" + changeID
+}
+
+// Compose returns the review message of a run in format f (benchrun.Gerrit
+// or benchrun.Markdown): the freeze status, the significant changes called
+// out in words, the tables with their intervals and p-values, and where the
+// raw results are.
+func Compose(res *Result, f benchrun.Format) string {
+	var b strings.Builder
+	if res.Note != "" {
+		fmt.Fprintf(&b, "%s\n\n", res.Note)
+	}
+	if c := lastCommit(res.Port); c != nil {
+		fmt.Fprintf(&b, "patchbot run: %s\n\n", c.Subject)
+	}
+	if line := freezeLine(res.Freeze); line != "" {
+		fmt.Fprintf(&b, "Freeze: %s\n\n", line)
+	}
+	if res.NoBench != "" {
+		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", remedy.Word(res.NoBench, reviewerWords))
+	}
+	if res.Bench == nil {
+		return b.String()
+	}
+	co := callouts(res.Bench)
+	// Gerrit and GitHub both show lines starting "- " as a list.
+	item := "- "
+	for _, c := range []struct {
+		head string
+		rows []string
+	}{
+		{"Significantly better:", co[benchrun.Better]},
+		{"Significantly worse:", co[benchrun.Worse]},
+		{"Significantly changed:", co[benchrun.Changed]},
+		{"No significant change:", co[benchrun.Same]},
+	} {
+		if len(c.rows) == 0 {
+			continue
+		}
+		b.WriteString(c.head + "\n")
+		for _, r := range c.rows {
+			fmt.Fprintf(&b, "%s%s\n", item, r)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(res.Bench.String(f))
+	if res.Bench.Base.File != "" {
+		fmt.Fprintf(&b, "\nRaw results: %s and %s\n", res.Bench.Base.File, res.Bench.Head.File)
+	}
+	return b.String()
+}
+
+// reviewerWords words the options a library's remedy names for the reader
+// of a review message, who passes no flags (internal/remedy).
+func reviewerWords(field string) string {
+	switch field {
+	case "bench.packages":
+		return "a list of packages"
+	}
+	return ""
+}
+
+// callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
+// and Changed, each benchmark with a significant change of that verdict and
+// its figures, throughput as a speedup and the rest in percent
+// ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
+// benchrun.Same, the benchmarks with no significant change at all. A
+// benchmark better in one unit and worse in another is under both.
+func callouts(r *benchrun.Result) map[string][]string {
+	var order []string
+	figs := map[string]map[string][]string{} // benchmark, verdict, figures
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			c := row.Compare
+			if c == nil {
+				continue
+			}
+			if figs[row.Name] == nil {
+				figs[row.Name] = map[string][]string{}
+				order = append(order, row.Name)
+			}
+			if c.Significant && c.Verdict != benchrun.Same {
+				// As the tables show them: throughput as a speedup,
+				// the rest as a change in percent.
+				fig := fmt.Sprintf("%s %+.2f%%", t.Unit, c.Delta*100)
+				if t.Better > 0 {
+					fig = fmt.Sprintf("%s %.2fx", t.Unit, 1+c.Delta)
+				}
+				figs[row.Name][c.Verdict] = append(figs[row.Name][c.Verdict], fig)
+			}
+		}
+	}
+	out := map[string][]string{}
+	for _, name := range order {
+		if len(figs[name]) == 0 {
+			out[benchrun.Same] = append(out[benchrun.Same], name)
+		}
+		for _, v := range []string{benchrun.Better, benchrun.Worse, benchrun.Changed} {
+			if f := figs[name][v]; len(f) > 0 {
+				out[v] = append(out[v], fmt.Sprintf("%s (%s)", name, strings.Join(f, ", ")))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package job
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/step/port"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// badProjectRE matches what a Gerrit project name, as patchbot pushes to
+// it, cannot hold.
+var badProjectRE = regexp.MustCompile(`^/|/$|\.\.|//|[\s%?#\\]`)
+
+// CheckProject checks a Gerrit project name.
+func CheckProject(name string) error {
+	if name == "" || badProjectRE.MatchString(name) {
+		return fmt.Errorf("%q is not a Gerrit project name like go or team/tools", name)
+	}
+	return nil
+}
+
+// badBranchRE matches what a branch name cannot hold (git check-ref-format)
+// or what would break the refs/for/BRANCH%OPTIONS ref Gerrit reads.
+var badBranchRE = regexp.MustCompile(`^[-/.]|/$|\.\.|//|@\{|\.lock$|\.$|[\x00-\x20\x7f~^:?*\[\\%,]`)
+
+// CheckBranch checks the name of a branch a change is for.
+func CheckBranch(name string) error {
+	b := strings.TrimPrefix(name, "refs/heads/")
+	if b == "" || badBranchRE.MatchString(b) {
+		return fmt.Errorf("%q is not a branch name like master or release-branch.go1.4", name)
+	}
+	return nil
+}
+
+// GerritProject returns the Gerrit project that the remote origin of the
+// Git repository in dir points at on the server at serverURL: the path of
+// origin's URL, without the server's own path, a leading /a/ and a trailing
+// .git, when origin is on the server's host or, on googlesource.com, on
+// the server's Git host (go.googlesource.com for
+// go-review.googlesource.com). Otherwise it says why not.
+func GerritProject(dir, serverURL string) (string, error) {
+	cmd := exec.Command("git", "remote", "get-url", "origin")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("the repository in %s has no remote origin", dir)
+	}
+	su, err := url.Parse(serverURL)
+	if err != nil {
+		return "", err
+	}
+	ru, err := url.Parse(strings.TrimSpace(string(out)))
+	if err != nil || ru.Host == "" || (ru.Scheme != "http" && ru.Scheme != "https" && ru.Scheme != "ssh") {
+		return "", fmt.Errorf("remote origin is not an http, https or ssh URL on %s", su.Host)
+	}
+	host := su.Hostname()
+	gitHost := host
+	if name, ok := strings.CutSuffix(host, "-review.googlesource.com"); ok {
+		gitHost = name + ".googlesource.com"
+	}
+	if h := ru.Hostname(); h != host && h != gitHost {
+		return "", fmt.Errorf("remote origin (%s) is not on %s", ru.Redacted(), su.Host)
+	}
+	p := ru.Path
+	if prefix := strings.TrimSuffix(su.Path, "/"); prefix != "" && ru.Hostname() == host {
+		p = strings.TrimPrefix(p, prefix)
+	}
+	if rest, ok := strings.CutPrefix(p, "/a/"); ok {
+		p = rest
+	}
+	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	if CheckProject(p) != nil {
+		return "", fmt.Errorf("remote origin (%s) names no project", ru.Redacted())
+	}
+	return p, nil
+}
+
+// ReviewOptions returns the options of a review client: retries and
+// timeouts from the configuration, dry-run as asked, and each retry (and,
+// in a dry run, each write not done) logged as a line to log.
+func ReviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options {
+	return review.Options{
+		DryRun: dryRun,
+		Log:    log,
+		Policy: review.Policy{
+			Attempts:   rc.Attempts,
+			Backoff:    rc.Backoff,
+			MaxBackoff: max(30*time.Second, rc.Backoff),
+			MaxWait:    rc.MaxWait,
+		},
+		Timeout: rc.Timeout,
+	}
+}
+
+// NewGerrit returns a client of the Gerrit server at serverURL, signed in
+// with the credentials getenv gives (review.GerritAuthFromEnv: the
+// PATCHBOT_GERRIT_* variables, else ~/.gitcookies), and reports whether
+// there were any.
+func NewGerrit(serverURL string, getenv func(string) string, opts review.Options) (g *review.Gerrit, signedIn bool, err error) {
+	auth, err := review.GerritAuthFromEnv(serverURL, getenv)
+	if err != nil {
+		return nil, false, err
+	}
+	g, err = review.NewGerrit(serverURL, auth, opts)
+	return g, auth != nil, err
+}
+
+// PortOptions returns the port's settings from the configuration's port
+// section: remaps, message clean-up, branch prefix, committer.
+func PortOptions(c *config.Port) (*port.Options, error) {
+	opts := &port.Options{BranchPrefix: c.BranchPrefix, DropLines: []*regexp.Regexp{}, Rewrites: []port.Rewrite{}}
+	for _, r := range c.Remaps {
+		rm, err := port.ParseRemap(r)
+		if err != nil {
+			return nil, &config.Error{File: "configuration", Key: "port.remaps", Err: err}
+		}
+		opts.Remaps = append(opts.Remaps, rm)
+	}
+	for _, d := range c.DropLines {
+		opts.DropLines = append(opts.DropLines, regexp.MustCompile(d))
+	}
+	for _, rw := range c.Rewrites {
+		opts.Rewrites = append(opts.Rewrites, port.Rewrite{Match: regexp.MustCompile(rw.Match), Replace: rw.Replace})
+	}
+	if name, email := c.CommitterIdent(); name != "" {
+		// The commit time is now, as git's own committer's is.
+		opts.Committer = &object.Signature{Name: name, Email: email, When: time.Now()}
+	}
+	return opts, nil
+}
