@@ -24,10 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -85,7 +83,6 @@ type Options struct {
 type Poller struct {
 	g    Gerrit
 	opts Options
-	host string
 
 	mu sync.Mutex // one Poll at a time
 }
@@ -108,21 +105,11 @@ func New(g Gerrit, opts *Options) (*Poller, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	host, err := hostOf(g.URL())
-	if err != nil {
-		return nil, err
+	// The server names the events' review targets (Event.Review).
+	if _, err := review.ServerOf(g.URL()); err != nil {
+		return nil, fmt.Errorf("poll: %v", err)
 	}
-	return &Poller{g: g, opts: o, host: host}, nil
-}
-
-// hostOf returns the host of a server URL, with its port and path: the
-// server's part of a review's name.
-func hostOf(server string) (string, error) {
-	u, err := url.Parse(server)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("poll: %q is not a server URL", server)
-	}
-	return u.Host + strings.TrimSuffix(u.Path, "/"), nil
+	return &Poller{g: g, opts: o}, nil
 }
 
 // An Author is who wrote a message, as far as Gerrit shows it.
@@ -178,13 +165,15 @@ type Event struct {
 // about, and that a newer one exists.
 func (e *Event) Newer() bool { return e.CurrentPatchSet > e.PatchSet }
 
-// Review names the change for the queue: "gerrit:HOST:CHANGE".
-func (e *Event) Review() string {
-	host, err := hostOf(e.Server)
+// Review returns the change as the queue's review target.
+func (e *Event) Review() review.Target {
+	server, err := review.ServerOf(e.Server)
 	if err != nil {
-		host = e.Server
+		// NewPoller checked its server; an Event made otherwise keeps
+		// its server's name as it is.
+		server = e.Server
 	}
-	return "gerrit:" + host + ":" + strconv.Itoa(e.Change)
+	return review.Target{Gerrit: &review.GerritChange{Server: server, Number: e.Change}}
 }
 
 // Revision names the bound revision for the queue: "PATCHSET:COMMIT".

@@ -2,11 +2,11 @@ package queue
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/riverqueue/river"
 
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // Kind is the River job kind of patchbot's jobs.
@@ -21,9 +21,9 @@ const Kind = "patchbot.job"
 // again by a poller inserts nothing. Who and Delivery say where the job came
 // from and do not count.
 type Args struct {
-	// Review is the review the job answers: "gerrit:HOST:CHANGE" or
-	// "github:OWNER/REPO#N".
-	Review string `json:"review" river:"unique"`
+	// Review is the review the job answers; in JSON its text form,
+	// "gerrit:SERVER:CHANGE" or "github:OWNER/REPO#N".
+	Review review.Target `json:"review" river:"unique"`
 	// Revision is what the command was bound to: for Gerrit the patch set
 	// and its commit ("3:5a295b08…"), for GitHub the head SHA.
 	Revision string `json:"revision" river:"unique"`
@@ -71,10 +71,10 @@ func (a Args) IsReply() bool {
 // run is refused at the door rather than retried.
 func (a *Args) Validate() error {
 	switch {
-	case a.Review == "":
+	case a.Review.IsZero():
 		return fmt.Errorf("queue: job has no review")
-	case !strings.HasPrefix(a.Review, "gerrit:") && !strings.HasPrefix(a.Review, "github:"):
-		return fmt.Errorf("queue: review %q: want gerrit:HOST:CHANGE or github:OWNER/REPO#N", a.Review)
+	case a.Review.GitHub != nil && a.Review.Gerrit != nil:
+		return fmt.Errorf("queue: job names both a pull request and a change as its review")
 	case a.Revision == "":
 		return fmt.Errorf("queue: job for %s has no revision (a job is bound to one patch set or head commit)", a.Review)
 	case a.Command == "":
@@ -88,5 +88,5 @@ func (a *Args) Validate() error {
 
 // String names the job by its identity: "bench gerrit:go-review.googlesource.com:12345 @ 3:5a295b0".
 func (a *Args) String() string {
-	return a.Command + " " + a.Review + " @ " + a.Revision
+	return a.Command + " " + a.Review.String() + " @ " + a.Revision
 }

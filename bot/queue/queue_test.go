@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // waitLimit bounds every wait for the queue to do something; the waits
@@ -67,7 +69,7 @@ func dbURL(t *testing.T) string {
 // args is a valid job: the built-in example, for a GitHub pull request.
 func args(revision string) *Args {
 	return &Args{
-		Review:   "github:golang/go#8311",
+		Review:   target("github:golang/go#8311"),
 		Revision: revision,
 		Command:  "bench",
 		Who:      "gopher",
@@ -254,7 +256,7 @@ func TestWorkedOnce(t *testing.T) {
 	if j.ID != res.ID || j.Attempt != 1 || j.MaxAttempts != DefaultMaxAttempts {
 		t.Errorf("handler got job %d attempt %d of %d; want %d, 1 of %d", j.ID, j.Attempt, j.MaxAttempts, res.ID, DefaultMaxAttempts)
 	}
-	if j.Args.Review != a.Review || j.Args.Who != "gopher" || j.Args.Request.Branch != "release-branch.go1.4" {
+	if j.Args.Review.String() != a.Review.String() || j.Args.Who != "gopher" || j.Args.Request.Branch != "release-branch.go1.4" {
 		t.Errorf("handler got args %+v; want %+v", j.Args, *a)
 	}
 	info := waitState(t, q, res.ID, "completed")
@@ -264,7 +266,7 @@ func TestWorkedOnce(t *testing.T) {
 	if want := info.AttemptedAt.Add(DefaultTimeout + DefaultRescueMargin); !j.RescueAt.Equal(want) {
 		t.Errorf("handler's job is rescued at %v; want %v, its start plus the rescue delay", j.RescueAt, want)
 	}
-	want := JobInfo{ID: res.ID, Kind: Kind, Review: a.Review, Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts}
+	want := JobInfo{ID: res.ID, Kind: Kind, Review: a.Review.String(), Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts}
 	info.CreatedAt, info.ScheduledAt = time.Time{}, time.Time{}
 	if info.AttemptedAt.IsZero() || info.FinalizedAt.IsZero() {
 		t.Errorf("times not recorded: %+v", info)
@@ -290,7 +292,7 @@ func TestDuplicate(t *testing.T) {
 
 	other := []*Args{args("def"), args("abc"), args("abc")}
 	other[1].Command = "freeze"
-	other[2].Review = "gerrit:go-review.googlesource.com:12345"
+	other[2].Review = target("gerrit:go-review.googlesource.com:12345")
 	for _, a := range other {
 		if res := insert(t, q, a); res.Duplicate || res.ID == first.ID {
 			t.Errorf("Insert(%s) = %+v; want a new job", a, res)
@@ -313,11 +315,17 @@ func TestInsertRefusesInvalid(t *testing.T) {
 	q := open(t, dbURL(t), Options{})
 	bad := map[string]*Args{
 		"no review":     {Revision: "1", Command: "bench"},
-		"other review":  {Review: "gitlab:x/y!1", Revision: "1", Command: "bench"},
-		"no revision":   {Review: "github:golang/go#1", Command: "bench"},
-		"no command":    {Review: "github:golang/go#1", Revision: "1"},
-		"bench.count":   {Review: "github:golang/go#1", Revision: "1", Command: "bench", Request: job.Request{Bench: job.BenchSettings{Count: -1}}},
-		"unknown steps": {Review: "github:golang/go#1", Revision: "1", Command: "bench", Request: job.Request{Steps: []string{"deploy"}}},
+		"no revision":   {Review: target("github:golang/go#1"), Command: "bench"},
+		"no command":    {Review: target("github:golang/go#1"), Revision: "1"},
+		"bench.count":   {Review: target("github:golang/go#1"), Revision: "1", Command: "bench", Request: job.Request{Bench: job.BenchSettings{Count: -1}}},
+		"unknown steps": {Review: target("github:golang/go#1"), Revision: "1", Command: "bench", Request: job.Request{Steps: []string{"deploy"}}},
+		"both reviews": {Review: review.Target{GitHub: target("github:golang/go#1").GitHub, Gerrit: target("gerrit:go-review.googlesource.com:1").Gerrit},
+			Revision: "1", Command: "bench"},
+	}
+	// A review that is not one is refused where the arguments are read.
+	var a Args
+	if err := json.Unmarshal([]byte(`{"review":"gitlab:x/y!1","revision":"1","command":"bench"}`), &a); err == nil || !strings.Contains(err.Error(), "github:OWNER/REPO#N") {
+		t.Errorf("decoding a job for gitlab:x/y!1: %v; want an error saying what a review looks like", err)
 	}
 	for name, a := range bad {
 		if res, err := q.Insert(t.Context(), a); err == nil {
@@ -505,7 +513,7 @@ func TestDepth(t *testing.T) {
 // replyArgs is a valid reply job: a help text to post on a pull request.
 func replyArgs(id string) *Args {
 	return &Args{
-		Review: "github:golang/go#8311", Revision: "comment:" + id, Command: "help", Who: "gopher",
+		Review: target("github:golang/go#8311"), Revision: "comment:" + id, Command: "help", Who: "gopher",
 		Request: job.Request{
 			Steps:  []string{job.StepPost},
 			GitHub: &job.GitHub{PullRequest: "golang/go#8311"},
@@ -560,4 +568,13 @@ func TestReplyQueue(t *testing.T) {
 			}
 		})
 	}
+}
+
+// target parses a review target a test names.
+func target(s string) review.Target {
+	t, err := review.ParseTarget(s)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

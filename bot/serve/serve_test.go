@@ -423,7 +423,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	j := e.recv()
 	want := queue.Args{
-		Review:   "github:gopher/codec#7",
+		Review:   review.GitHubTarget(review.PullRequest{Owner: "gopher", Repo: "codec", Number: 7}),
 		Revision: head1,
 		Command:  "bench",
 		Who:      "alice",

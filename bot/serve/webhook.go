@@ -273,7 +273,8 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clip(err.Error(), 200))
 		return
 	}
-	d.add(slog.String("review", "github:"+pr.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clip(ev.Comment.User.Login, 60)))
+	target := review.GitHubTarget(pr)
+	d.add(slog.String("review", target.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clip(ev.Comment.User.Login, 60)))
 
 	c := command.GitHubComment{
 		Action:        ev.Action,
@@ -329,7 +330,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		}
 		req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String(), HeadSHA: head.SHA}}
 		dec.Command.Apply(&req)
-		a = &queue.Args{Review: "github:" + pr.String(), Revision: head.SHA, Command: dec.Command.Name, Request: req}
+		a = &queue.Args{Review: target, Revision: head.SHA, Command: dec.Command.Name, Request: req}
 	default:
 		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
 		return
@@ -368,7 +369,7 @@ func trustOnce(t *command.Trust, c command.GitHubComment) command.Decision {
 // kind: its request is the post step alone.
 func replyArgs(pr review.PullRequest, revision, cmd, kind, text string) *queue.Args {
 	return &queue.Args{
-		Review:   "github:" + pr.String(),
+		Review:   review.GitHubTarget(pr),
 		Revision: revision,
 		Command:  cmd,
 		Request: job.Request{

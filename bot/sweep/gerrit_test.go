@@ -332,7 +332,7 @@ func TestStaleGerrit(t *testing.T) {
 		if j.Attempt != j.MaxAttempts {
 			t.Errorf("job %s: attempt %d of %d", &j.Args, j.Attempt, j.MaxAttempts)
 		}
-		ran = append(ran, j.Args.Review+" "+j.Args.Revision[:2])
+		ran = append(ran, j.Args.Review.String()+" "+j.Args.Revision[:2])
 		return nil
 	}
 	tr := sweep(Options{Work: work})

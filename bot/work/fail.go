@@ -58,7 +58,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	kind := Kind(a.Command)
 	var where string
 	markdown := false
-	if g := a.Request.GitHub; strings.HasPrefix(a.Review, "github:") {
+	if g := a.Request.GitHub; a.Review.GitHub != nil {
 		req.GitHub = &job.GitHub{PullRequest: g.PullRequest, HeadSHA: g.HeadSHA}
 		where, markdown = short(g.HeadSHA), true
 	} else {

@@ -219,7 +219,7 @@ func newGitHub(t *testing.T) *githubSetup {
 func benchJob(n int, head string) *queue.Job {
 	pr := "owner/repo#" + strconv.Itoa(n)
 	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
-		Review: "github:" + pr, Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
+		Review: review.GitHubTarget(review.PullRequest{Owner: "owner", Repo: "repo", Number: n}), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
@@ -491,7 +491,7 @@ func TestFailureReplyRescueDue(t *testing.T) {
 
 func TestPostOnly(t *testing.T) {
 	s := newGitHub(t)
-	j := &queue.Job{Args: queue.Args{Review: "github:owner/repo#1", Revision: "comment:7", Command: "help",
+	j := &queue.Job{Args: queue.Args{Review: mustTarget(t, "github:owner/repo#1"), Revision: "comment:7", Command: "help",
 		Request: job.Request{Steps: []string{job.StepPost}, Post: job.PostSettings{Kind: "help-7", Text: "the help"},
 			GitHub: &job.GitHub{PullRequest: "owner/repo#1"}}}}
 	for range 2 {
@@ -556,7 +556,7 @@ func TestGerrit(t *testing.T) {
 	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Config: cfg, Env: job.Env{Getenv: func(k string) string { return env[k] }}}
 	u, _ := url.Parse(gs.URL)
 	j := &queue.Job{Args: queue.Args{
-		Review: "gerrit:" + u.Host + ":" + change, Revision: "1:" + ps1, Command: "bench",
+		Review: mustTarget(t, "gerrit:"+u.Host+":"+change), Revision: "1:" + ps1, Command: "bench",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: branch,
@@ -690,4 +690,14 @@ func TestRecordBound(t *testing.T) {
 	if o, err := ReadOutput(j.Output()); err != nil || o == nil || o.URL != link || o.Note != noteNoBench || o.Bench != nil {
 		t.Fatalf("a result with a large warning recorded %+v, %v", o, err)
 	}
+}
+
+// mustTarget parses a review target a test names.
+func mustTarget(t *testing.T, s string) review.Target {
+	t.Helper()
+	tg, err := review.ParseTarget(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -165,8 +164,8 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	}
 	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
 	switch {
-	case strings.HasPrefix(a.Review, "github:"):
-		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked
+	case a.Review.GitHub != nil:
+		pr := *a.Review.GitHub // the request's, as checkTarget checked
 		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
@@ -207,7 +206,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		g := req.Gerrit
 		ps, commit, _ := strings.Cut(a.Revision, ":")
 		psn, _ := strconv.Atoi(ps)
-		change, _ := strconv.Atoi(g.Change)
+		change := a.Review.Gerrit.Number // the request's, as checkTarget checked
 		server := gerritServer(g, cfg)
 		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
 		if err != nil {
@@ -259,13 +258,12 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 // there and nowhere else.
 func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
 	switch {
-	case strings.HasPrefix(a.Review, "github:") && req.GitHub != nil:
-		pr, err := review.ParsePullRequest(req.GitHub.PullRequest)
-		if err != nil || "github:"+pr.String() != a.Review || a.Revision != req.GitHub.HeadSHA {
+	case a.Review.GitHub != nil && req.GitHub != nil:
+		if req.GitHub.PullRequest != a.Review.GitHub.String() || a.Revision != req.GitHub.HeadSHA {
 			return queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
 		}
 		return nil
-	case strings.HasPrefix(a.Review, "gerrit:") && req.Gerrit != nil:
+	case a.Review.Gerrit != nil && req.Gerrit != nil:
 		g := req.Gerrit
 		ps, commit, ok := strings.Cut(a.Revision, ":")
 		psn, err := strconv.Atoi(ps)
@@ -280,7 +278,7 @@ func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
 		if _, err := review.CheckServerURL(server); err != nil {
 			return queue.Permanent(fmt.Errorf("work: %s: %v", a, err))
 		}
-		if u, _ := url.Parse(server); u == nil || !strings.HasPrefix(a.Review, "gerrit:"+u.Host+":") || !strings.HasSuffix(a.Review, ":"+g.Change) {
+		if s, _ := review.ServerOf(server); s != a.Review.Gerrit.Server || change != a.Review.Gerrit.Number {
 			return queue.Permanent(fmt.Errorf("work: %s: the request's server %s and change %s are not the job's", a, server, g.Change))
 		}
 		return nil
