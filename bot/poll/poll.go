@@ -177,7 +177,9 @@ func (e *Event) Review() review.Target {
 }
 
 // Revision names the bound revision for the queue: "PATCHSET:COMMIT".
-func (e *Event) Revision() string { return strconv.Itoa(e.PatchSet) + ":" + e.Commit }
+func (e *Event) Revision() string {
+	return review.Revision{PatchSet: e.PatchSet, Commit: e.Commit}.String()
+}
 
 func (e *Event) String() string {
 	return fmt.Sprintf("%s patch set %d, message %s by %s: %s", e.Review(), e.PatchSet, e.MessageID, e.Author, e.Decision.Verdict)

@@ -64,8 +64,8 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	} else {
 		g := a.Request.Gerrit
 		req.Gerrit = &job.Gerrit{Server: g.Server, Change: g.Change, Revision: g.Revision}
-		ps, _, _ := strings.Cut(a.Revision, ":")
-		where = fmt.Sprintf("patch set %s (%s)", ps, short(g.Revision))
+		rev, _ := review.ParseRevision(a.Revision) // checked by checkTarget
+		where = fmt.Sprintf("patch set %d (%s)", rev.PatchSet, short(g.Revision))
 		kind += "-failed"
 	}
 	text := failureText(a.Command, where, failed, w.secrets(), markdown)

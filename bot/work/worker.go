@@ -204,8 +204,8 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	default:
 		// Checked by checkTarget.
 		g := req.Gerrit
-		ps, commit, _ := strings.Cut(a.Revision, ":")
-		psn, _ := strconv.Atoi(ps)
+		rev, _ := review.ParseRevision(a.Revision)
+		psn, commit := rev.PatchSet, rev.Commit
 		change := a.Review.Gerrit.Number // the request's, as checkTarget checked
 		server := gerritServer(g, cfg)
 		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
@@ -265,9 +265,8 @@ func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
 		return nil
 	case a.Review.Gerrit != nil && req.Gerrit != nil:
 		g := req.Gerrit
-		ps, commit, ok := strings.Cut(a.Revision, ":")
-		psn, err := strconv.Atoi(ps)
-		if !ok || err != nil || psn <= 0 || g.Change == "" || g.Revision != commit {
+		rev, err := review.ParseRevision(a.Revision)
+		if err != nil || rev.PatchSet == 0 || g.Change == "" || g.Revision != rev.Commit {
 			return queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
 		}
 		change, err := strconv.Atoi(g.Change)
