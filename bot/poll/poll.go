@@ -187,62 +187,38 @@ func (e *Event) String() string {
 
 // Args returns the queued job of an event whose decision is Run: unique
 // by review, revision and command, from the author and the message, with
-// the request the command makes (command.Apply) bound to the change, its
-// branch and the patch set's commit. The repository, base and head are
-// the worker's to fill in, from the change.
+// the request the command makes bound to the change, its branch and the
+// patch set's commit (queue.NewJob). The repository, base and head are the
+// worker's to fill in, from the change.
 func (e *Event) Args() (*queue.Args, error) {
-	c := e.Decision.Command
-	if e.Decision.Verdict != command.Run || c == nil {
+	if e.Decision.Verdict != command.Run {
 		return nil, fmt.Errorf("poll: %s: not a job", e)
 	}
+	return e.job()
+}
+
+// ReplyArgs returns the job that posts the reply of an event whose
+// decision is Refuse or Answer, on the patch set the message was written
+// on: once per message (help) or per change and author (a refusal),
+// however often the author writes (queue.NewJob, as for the webhook).
+func (e *Event) ReplyArgs() (*queue.Args, error) {
+	if v := e.Decision.Verdict; v != command.Answer && v != command.Refuse {
+		return nil, fmt.Errorf("poll: %s: not a reply", e)
+	}
+	return e.job()
+}
+
+func (e *Event) job() (*queue.Args, error) {
+	o := queue.Origin{Who: e.Author.String(), Author: strconv.Itoa(e.Author.AccountID), Message: e.MessageID, Delivery: e.MessageID}
 	req := job.Request{
 		Branch: e.Branch,
 		Gerrit: &job.Gerrit{Server: e.Server, Change: strconv.Itoa(e.Change), Revision: e.Commit},
 	}
-	c.Apply(&req)
-	return &queue.Args{
-		Review:   e.Review(),
-		Revision: e.Revision(),
-		Command:  c.Name,
-		Who:      e.Author.String(),
-		Delivery: e.MessageID,
-		Request:  req,
-	}, nil
-}
-
-// ReplyArgs returns the job that posts the reply of an event whose
-// decision is Refuse or Answer: the post step alone, on the patch set the
-// message was written on, posted once by its kind. A help reply is one
-// per message (command "help", revision "message:ID", kind help-ID); a
-// refusal one per change and author (command "refuse", revision
-// "account:ID", kind refusal-ID), however often the author writes. These
-// are the same commands as the webhook's replies (bot/serve).
-func (e *Event) ReplyArgs() (*queue.Args, error) {
-	var revision, cmd, kind string
-	switch e.Decision.Verdict {
-	case command.Answer:
-		revision, cmd, kind = "message:"+e.MessageID, "help", "help-"+review.KindPart(e.MessageID)
-	case command.Refuse:
-		id := strconv.Itoa(e.Author.AccountID)
-		revision, cmd, kind = "account:"+id, "refuse", "refusal-"+id
-	default:
-		return nil, fmt.Errorf("poll: %s: not a reply", e)
+	a, err := queue.NewJob(e.Review(), review.Revision{PatchSet: e.PatchSet, Commit: e.Commit}, e.Decision, o, req)
+	if err != nil {
+		return nil, fmt.Errorf("poll: %s: %w", e, err)
 	}
-	if e.Decision.Reply == "" {
-		return nil, fmt.Errorf("poll: %s: no reply to post", e)
-	}
-	return &queue.Args{
-		Review:   e.Review(),
-		Revision: revision,
-		Command:  cmd,
-		Who:      e.Author.String(),
-		Delivery: e.MessageID,
-		Request: job.Request{
-			Steps:  []string{job.StepPost},
-			Post:   job.PostSettings{Kind: kind, Text: e.Decision.Reply},
-			Gerrit: &job.Gerrit{Server: e.Server, Change: strconv.Itoa(e.Change), Revision: e.Commit},
-		},
-	}, nil
+	return a, nil
 }
 
 // A Handler takes one event: queues its job, or posts its reply. An

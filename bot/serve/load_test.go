@@ -156,10 +156,10 @@ func TestLoad(t *testing.T) {
 			continue
 		case 6: // a stranger: one refusal
 			c.Login = "bob"
-			want = append(want, fmt.Sprintf("refuse github:gopher/codec#%d @ login:bob", pr))
+			want = append(want, fmt.Sprintf("refuse github:gopher/codec#%d @ author:bob", pr))
 		case 8:
 			c.Body = "/patchbot help"
-			want = append(want, fmt.Sprintf("help github:gopher/codec#%d @ comment:%d", pr, c.ID))
+			want = append(want, fmt.Sprintf("help github:gopher/codec#%d @ message:%d", pr, c.ID))
 		case 9:
 			c.Body = "LGTM"
 		default:

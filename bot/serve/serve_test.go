@@ -372,7 +372,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		id := int64(5000 + i)
 		e.deliver(fmt.Sprintf("hostile-%d", i), comment{ID: id, Body: body}, 202)
-		want = append(want, fmt.Sprintf("help github:gopher/codec#7 @ comment:%d", id))
+		want = append(want, fmt.Sprintf("help github:gopher/codec#7 @ message:%d", id))
 	}
 	e.wantJobs(want...)
 	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
@@ -494,7 +494,7 @@ func TestReplies(t *testing.T) {
 
 	e.deliver("r-1", comment{ID: 50, Login: "bob", Body: "/patchbot bench"}, 202)
 	j := e.recv()
-	if a := j.Args; a.Command != CommandRefuse || a.Revision != "login:bob" || a.Who != "bob" ||
+	if a := j.Args; a.Command != queue.CommandRefuse || a.Revision != "author:bob" || a.Who != "bob" ||
 		!slices.Equal(a.Request.Steps, []string{job.StepPost}) || a.Request.Post.Kind != "refusal-bob" ||
 		!strings.HasPrefix(a.Request.Post.Text, "Sorry, patchbot runs commands only for the project's reviewers") ||
 		a.Request.GitHub == nil || a.Request.GitHub.PullRequest != "gopher/codec#7" || a.Request.GitHub.HeadSHA != "" {
@@ -507,17 +507,17 @@ func TestReplies(t *testing.T) {
 	// malformed command gets the refusal, not the help.
 	e.deliver("r-2", comment{ID: 51, Login: "bob", Body: "/patchbot bench -count 1000000"}, 200)
 	e.deliver("r-3", comment{ID: 52, Login: "mallory", Body: "/patchbot nope"}, 202)
-	if j := e.recv(); j.Args.Command != CommandRefuse || j.Args.Request.Post.Kind != "refusal-mallory" {
+	if j := e.recv(); j.Args.Command != queue.CommandRefuse || j.Args.Request.Post.Kind != "refusal-mallory" {
 		t.Errorf("mallory: %+v", j.Args)
 	}
 
 	e.deliver("r-4", comment{ID: 53, Body: "/patchbot help"}, 202)
 	j = e.recv()
-	if a := j.Args; a.Command != CommandHelp || a.Revision != "comment:53" || a.Request.Post.Kind != "help-53" || a.Request.Post.Text != command.Help() {
+	if a := j.Args; a.Command != queue.CommandHelp || a.Revision != "message:53" || a.Request.Post.Kind != "help-53" || a.Request.Post.Text != command.Help() {
 		t.Errorf("help: %+v", a)
 	}
 	e.deliver("r-5", comment{ID: 54, Body: "/patchbot bench -count 0"}, 202)
-	if a := e.recv().Args; a.Command != CommandHelp || !strings.HasPrefix(a.Request.Post.Text, "patchbot did not run that: line 1: /patchbot bench: ") {
+	if a := e.recv().Args; a.Command != queue.CommandHelp || !strings.HasPrefix(a.Request.Post.Text, "patchbot did not run that: line 1: /patchbot bench: ") {
 		t.Errorf("help for a bad command: %+v", a)
 	}
 	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {

@@ -154,10 +154,10 @@ func TestStatus(t *testing.T) {
 			t.Errorf("/api/jobs: no %q in %v", k, jobs[0])
 		}
 	}
-	if jobs[0]["command"] != CommandRefuse || jobs[1]["command"] != "bench" || jobs[1]["who"] != "alice" || jobs[1]["revision"] != head1 {
+	if jobs[0]["command"] != queue.CommandRefuse || jobs[1]["command"] != "bench" || jobs[1]["who"] != "alice" || jobs[1]["revision"] != head1 {
 		t.Errorf("/api/jobs, newest first:\n%s", w.Body)
 	}
-	if w := e.serve(httptest.NewRequest("GET", "/api/jobs?limit=1", nil)); !strings.Contains(w.Body.String(), CommandRefuse) || strings.Contains(w.Body.String(), head1) {
+	if w := e.serve(httptest.NewRequest("GET", "/api/jobs?limit=1", nil)); !strings.Contains(w.Body.String(), queue.CommandRefuse) || strings.Contains(w.Body.String(), head1) {
 		t.Errorf("/api/jobs?limit=1:\n%s", w.Body)
 	}
 	for _, q := range []string{"0", "-1", "1001", "x", "1e3"} {

@@ -32,13 +32,6 @@ const (
 	headerDelivery     = "X-GitHub-Delivery"
 )
 
-// The commands of the jobs that only reply, in queue.Args.Command: they
-// are not comment commands, and their requests post one text.
-const (
-	CommandHelp   = "help"   // the help text, to help or to a command not understood
-	CommandRefuse = "refuse" // the refusal, to an author who may not ask
-)
-
 // deliveryRE is what a delivery id may be: GitHub's are GUIDs. It goes
 // into logs and the queue, so nothing else is taken.
 var deliveryRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
@@ -299,19 +292,17 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	}
 	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clip(dec.Reason, 200)))
 
-	var a *queue.Args
+	id := strconv.FormatInt(ev.Comment.ID, 10)
+	origin := queue.Origin{Who: c.Login, Author: c.Login, Message: id, Delivery: d.id}
+	req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String()}}
+	var rev review.Revision
 	switch dec.Verdict {
 	case command.Ignore:
 		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clip(dec.Reason, 200))
 		return
-	case command.Refuse:
-		// One refusal per author and pull request, whatever they write
-		// and however often.
-		login := review.KindPart(c.Login)
-		a = replyArgs(pr, "login:"+login, CommandRefuse, "refusal-"+login, dec.Reply)
-	case command.Answer:
-		id := strconv.FormatInt(ev.Comment.ID, 10)
-		a = replyArgs(pr, "comment:"+id, CommandHelp, "help-"+id, dec.Reply)
+	case command.Refuse, command.Answer:
+		// Replies: one refusal per author and pull request, whatever
+		// they write and however often; one help per comment.
 	case command.Run:
 		if age := h.cfg.Now().Sub(ev.Comment.CreatedAt); age > h.cfg.MaxCommentAge {
 			h.answer(w, r, d, http.StatusOK, "stale",
@@ -328,15 +319,18 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clip(head.State, 20))
 			return
 		}
-		req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String(), HeadSHA: head.SHA}}
-		dec.Command.Apply(&req)
-		a = &queue.Args{Review: target, Revision: head.SHA, Command: dec.Command.Name, Request: req}
+		rev = review.Revision{Commit: head.SHA}
+		req.GitHub.HeadSHA = head.SHA
 	default:
 		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
 		return
 	}
-	a.Who = c.Login
-	a.Delivery = d.id
+	a, err := queue.NewJob(target, rev, dec, origin, req)
+	if err != nil {
+		d.add(slog.String("error", err.Error()))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clip(err.Error(), 200))
+		return
+	}
 	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
 
 	res, err := h.cfg.Queue.Insert(ctx, a)
@@ -363,21 +357,6 @@ func trustOnce(t *command.Trust, c command.GitHubComment) command.Decision {
 		return command.Decision{Verdict: command.Ignore, Reason: "still undecided after the lookup: " + d.Reason}
 	}
 	return d
-}
-
-// replyArgs is a job that posts text on pr once, as a comment of its own
-// kind: its request is the post step alone.
-func replyArgs(pr review.PullRequest, revision, cmd, kind, text string) *queue.Args {
-	return &queue.Args{
-		Review:   review.GitHubTarget(pr),
-		Revision: revision,
-		Command:  cmd,
-		Request: job.Request{
-			Steps:  []string{job.StepPost},
-			Post:   job.PostSettings{Kind: kind, Text: text},
-			GitHub: &job.GitHub{PullRequest: pr.String()},
-		},
-	}
 }
 
 // clip cuts s to at most n bytes for a log line or an answer.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/command"
-	"github.com/patchbot/patchbot/bot/poll"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -56,22 +56,22 @@ func Stale(cs []review.ChangeMessages) []StaleChange {
 	return out
 }
 
-// args returns the bench job for the change's current patch set, as the
-// poller makes it for a /patchbot bench written there: the same identity
-// (review, patch set and commit, command), so that a job already queued,
-// by a reviewer or by an earlier sweep, is not queued twice.
+// args returns the bench job for the change's current patch set, made as
+// the poller makes one for a /patchbot bench written there (queue.NewJob):
+// the same identity (review, patch set and commit, command), so that a job
+// already queued, by a reviewer or by an earlier sweep, is not queued
+// twice.
 func (s *Sweep) args(c StaleChange) (*queue.Args, error) {
-	cmd, err := command.Parse(command.Prefix + " bench")
-	if err != nil || cmd == nil {
-		return nil, fmt.Errorf("sweep: the bench command does not parse: %v", err)
+	t, err := review.GerritTarget(s.Gerrit.URL(), c.Change)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %v", err)
 	}
-	e := &poll.Event{
-		Server: s.Gerrit.URL(), Change: c.Change, Branch: c.Branch, URL: c.URL,
-		MessageID: "sweep", Author: poll.Author{Username: Who},
-		PatchSet: c.PatchSet, Commit: c.Commit, CurrentPatchSet: c.PatchSet, CurrentCommit: c.Commit,
-		Decision: command.Decision{Verdict: command.Run, Command: cmd},
+	req := job.Request{
+		Branch: c.Branch,
+		Gerrit: &job.Gerrit{Server: s.Gerrit.URL(), Change: strconv.Itoa(c.Change), Revision: c.Commit},
 	}
-	return e.Args()
+	bench := command.Decision{Verdict: command.Run, Command: &command.Command{Name: "bench"}}
+	return queue.NewJob(t, review.Revision{PatchSet: c.PatchSet, Commit: c.Commit}, bench, queue.Origin{Who: Who, Delivery: "sweep"}, req)
 }
 
 // StaleTask asks for a benchmark of each stale change (Stale), at most

@@ -631,8 +631,8 @@ func TestServeGitHub5xx(t *testing.T) {
 	jobs := f.waitJobs(3, time.Minute)
 	want := map[string]int{ // identity: the attempt it completed on
 		"freeze github:owner/repo#1 @ " + f.head:      2,
-		"help github:owner/repo#2 @ comment:21":       2,
-		"refuse github:owner/repo#3 @ login:stranger": 0, // 1 or 2: the window is time
+		"help github:owner/repo#2 @ message:21":       2,
+		"refuse github:owner/repo#3 @ author:stranger": 0, // 1 or 2: the window is time
 	}
 	for id, attempt := range want {
 		j, ok := jobs[id]
@@ -697,7 +697,7 @@ func TestServeGitHubLostReply(t *testing.T) {
 	f.deliver(signedDelivery("l-freeze", ghComment{pr: 5, id: 51, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
 	jobs := f.waitJobs(2, time.Minute)
 
-	help := jobs["help github:owner/repo#4 @ comment:41"]
+	help := jobs["help github:owner/repo#4 @ message:41"]
 	if help.State != "completed" || help.Attempt != 1 {
 		t.Errorf("help job: %s on attempt %d (%+v); want completed on attempt 1, by the client's own retry", help.State, help.Attempt, help.Errors)
 	}
@@ -733,7 +733,7 @@ func TestServeGitHubRateLimited(t *testing.T) {
 	f.deliver(signedDelivery("r-freeze", ghComment{pr: 6, id: 61, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
 	f.deliver(signedDelivery("r-help", ghComment{pr: 7, id: 71, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued job")
 	jobs := f.waitJobs(2, time.Minute)
-	for _, id := range []string{"freeze github:owner/repo#6 @ " + f.head, "help github:owner/repo#7 @ comment:71"} {
+	for _, id := range []string{"freeze github:owner/repo#6 @ " + f.head, "help github:owner/repo#7 @ message:71"} {
 		j := jobs[id]
 		if j.State != "completed" || j.Attempt != 2 || len(j.Errors) != 1 || !strings.Contains(j.Errors[0].Error, "rate limit") {
 			t.Errorf("job %s: %s on attempt %d, errors %+v; want completed on attempt 2 after a rate limit", id, j.State, j.Attempt, j.Errors)
@@ -798,7 +798,7 @@ func serveLoad(n int, head func(pr int) string) []loadCase {
 		pr, id := 1000+i, int64(100000+i)
 		did := fmt.Sprintf("load-%04d", i)
 		c := ghComment{pr: pr, id: id, login: "gopher", body: "Thanks.\n\n/patchbot help"}
-		lc := loadCase{pr: pr, job: fmt.Sprintf("help github:owner/repo#%d @ comment:%d", pr, id), kind: fmt.Sprintf("help-%d", id)}
+		lc := loadCase{pr: pr, job: fmt.Sprintf("help github:owner/repo#%d @ message:%d", pr, id), kind: fmt.Sprintf("help-%d", id)}
 		switch i % 10 {
 		case 3: // would be a job, were it GitHub's
 			lc.d = signedDelivery(did, c)
@@ -808,7 +808,7 @@ func serveLoad(n int, head func(pr int) string) []loadCase {
 			continue
 		case 4:
 			c.login, c.body = "stranger", "/patchbot bench -count 5"
-			lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:stranger", pr), "refusal-stranger"
+			lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ author:stranger", pr), "refusal-stranger"
 		case 5: // the stranger again, on the last pull request: no new job
 			c.pr, c.login, c.body = pr-1, "stranger", "/patchbot freeze"
 			lc.pr, lc.job, lc.kind = pr-1, "", ""
@@ -826,7 +826,7 @@ func serveLoad(n int, head func(pr int) string) []loadCase {
 				lc.job, lc.kind = fmt.Sprintf("freeze github:owner/repo#%d @ %s", pr, head(pr)), "serve-freeze"
 			} else {
 				c.login = "passer-by"
-				lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ login:passer-by", pr), "refusal-passer-by"
+				lc.job, lc.kind = fmt.Sprintf("refuse github:owner/repo#%d @ author:passer-by", pr), "refusal-passer-by"
 			}
 		}
 		lc.d = signedDelivery(did, c)
