@@ -430,6 +430,7 @@ func TestEndToEnd(t *testing.T) {
 		Delivery: "d-1",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
+			Branch: "master", // the pull request's base, as the webhook read it
 			Bench:  job.BenchSettings{Count: 5, Packages: []string{"./codec"}},
 			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1},
 		},

@@ -319,8 +319,10 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clip(head.State, 20))
 			return
 		}
+		// What was read is kept: the worker need not read the base
+		// branch again.
 		rev = review.Revision{Commit: head.SHA}
-		req.GitHub.HeadSHA = head.SHA
+		req.GitHub.HeadSHA, req.Branch = head.SHA, head.Base
 	default:
 		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
 		return
