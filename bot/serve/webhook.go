@@ -104,7 +104,7 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		h.answer(w, r, d, http.StatusUnsupportedMediaType, "bad content type",
-			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clip(r.Header.Get("Content-Type"), 60)))
+			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clipValid(r.Header.Get("Content-Type"), 60)))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
@@ -257,7 +257,7 @@ type issueCommentEvent struct {
 func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, body []byte) {
 	var ev issueCommentEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clip(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clipValid(err.Error(), 200))
 		return
 	}
 	switch {
@@ -270,10 +270,10 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	}
 	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
 	if err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clip(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clipValid(err.Error(), 200))
 		return
 	}
-	d.add(slog.String("review", "github:"+pr.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clip(ev.Comment.User.Login, 60)))
+	d.add(slog.String("review", "github:"+pr.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clipValid(ev.Comment.User.Login, 60)))
 
 	c := command.GitHubComment{
 		Action:        ev.Action,
@@ -296,12 +296,12 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		d.add(slog.String("permission", p))
 		dec = trustOnce(&h.cfg.Trust, c)
 	}
-	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clip(dec.Reason, 200)))
+	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clipValid(dec.Reason, 200)))
 
 	var a *queue.Args
 	switch dec.Verdict {
 	case command.Ignore:
-		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clip(dec.Reason, 200))
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clipValid(dec.Reason, 200))
 		return
 	case command.Refuse:
 		// One refusal per author and pull request, whatever they write
@@ -324,7 +324,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			return
 		}
 		if head.State != "open" {
-			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clip(head.State, 20))
+			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clipValid(head.State, 20))
 			return
 		}
 		req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String(), HeadSHA: head.SHA}}
@@ -379,8 +379,11 @@ func replyArgs(pr review.PullRequest, revision, cmd, kind, text string) *queue.A
 	}
 }
 
-// clip cuts s to at most n bytes for a log line or an answer.
-func clip(s string, n int) string {
+// clipValid cuts s to n bytes for a log line or an answer, with "..."
+// after them, at the start of a character; invalid UTF-8, which a stranger
+// may send, becomes U+FFFD first. Unlike abbrev.Clip, the "..." comes on
+// top of the n bytes.
+func clipValid(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
