@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/port"
@@ -75,7 +76,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if out.Push, err = g.Push(ctx, o); err != nil {
 		out.Push = nil
 		err = fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept, nothing is lost; to retry, run it again (the port finds the branch up to date and only pushes)",
-			err, res.Branch, shortHash(res.Head))
+			err, res.Branch, abbrev.Hash(res.Head))
 		out.PushError = err.Error()
 		return out, err
 	}
@@ -378,13 +379,6 @@ func orDefault(cfg *config.Config) *config.Config {
 		return config.Default()
 	}
 	return cfg
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // MaxPost is the largest input ParsePost and ReadPost take: a bench

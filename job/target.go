@@ -1,11 +1,10 @@
 package job
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/gitexec"
 	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -49,10 +49,7 @@ func CheckBranch(name string) error {
 // the server's Git host (go.googlesource.com for
 // go-review.googlesource.com). Otherwise it says why not.
 func GerritProject(dir, serverURL string) (string, error) {
-	cmd := exec.Command("git", "remote", "get-url", "origin")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
+	out, err := (&gitexec.Cmd{Dir: dir, Args: []string{"remote", "get-url", "origin"}}).Output(context.Background())
 	if err != nil {
 		return "", fmt.Errorf("the repository in %s has no remote origin", dir)
 	}
@@ -60,7 +57,7 @@ func GerritProject(dir, serverURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ru, err := url.Parse(strings.TrimSpace(string(out)))
+	ru, err := url.Parse(strings.TrimSpace(out))
 	if err != nil || ru.Host == "" || (ru.Scheme != "http" && ru.Scheme != "https" && ru.Scheme != "ssh") {
 		return "", fmt.Errorf("remote origin is not an http, https or ssh URL on %s", su.Host)
 	}

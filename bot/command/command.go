@@ -34,6 +34,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
 )
 
@@ -105,26 +106,13 @@ func (e *Error) Error() string {
 	if e.Command != "" {
 		s += Prefix + " " + e.Command + ": "
 	}
-	return clip(s+e.Msg, MaxError)
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const more = "..."
-	i := n - len(more)
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + more
+	return abbrev.Clip(s+e.Msg, MaxError)
 }
 
 // quote shows a value a reviewer wrote in an error: quoted, on one line,
 // and short.
 func quote(s string) string {
-	return fmt.Sprintf("%q", clip(s, 40))
+	return fmt.Sprintf("%q", abbrev.Clip(s, 40))
 }
 
 // Parse returns the command in the text of one review message or comment:

@@ -112,7 +112,7 @@ func plotTable(t *benchrun.Table) template.HTML {
 // at most n bytes of it, valid UTF-8, control characters dropped, and
 // < > & ' " escaped.
 func esc(s string, n int) string {
-	s = clip(s, n)
+	s = clipValid(s, n)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -178,10 +179,10 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	for _, j := range jobs {
 		pj := pageJob{JobInfo: j}
 		if n := len(j.Errors); n > 0 {
-			pj.LastError = clip(j.Errors[n-1].Error, 300)
+			pj.LastError = clipValid(j.Errors[n-1].Error, 300)
 		}
 		if res := h.result(ctx, j); res != nil {
-			pj.ResultURL, pj.Note = res.URL, clip(res.Note, 300)
+			pj.ResultURL, pj.Note = res.URL, clipValid(res.Note, 300)
 			if res.Bench != nil {
 				p.Benches = append(p.Benches, benchOf(j, res))
 			}
@@ -212,15 +213,8 @@ func benchOf(j queue.JobInfo, res *Result) pageBench {
 	return b
 }
 
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
 var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
-	"short": short,
+	"short": abbrev.Hash,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return ""

@@ -97,7 +97,7 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		h.answer(w, r, d, http.StatusUnsupportedMediaType, "bad content type",
-			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clip(r.Header.Get("Content-Type"), 60)))
+			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clipValid(r.Header.Get("Content-Type"), 60)))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
@@ -250,7 +250,7 @@ type issueCommentEvent struct {
 func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, body []byte) {
 	var ev issueCommentEvent
 	if err := json.Unmarshal(body, &ev); err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clip(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clipValid(err.Error(), 200))
 		return
 	}
 	switch {
@@ -263,11 +263,11 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	}
 	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
 	if err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clip(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clipValid(err.Error(), 200))
 		return
 	}
 	target := review.GitHubTarget(pr)
-	d.add(slog.String("review", target.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clip(ev.Comment.User.Login, 60)))
+	d.add(slog.String("review", target.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clipValid(ev.Comment.User.Login, 60)))
 
 	c := command.GitHubComment{
 		Action:        ev.Action,
@@ -290,7 +290,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		d.add(slog.String("permission", p))
 		dec = trustOnce(&h.cfg.Trust, c)
 	}
-	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clip(dec.Reason, 200)))
+	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clipValid(dec.Reason, 200)))
 
 	id := strconv.FormatInt(ev.Comment.ID, 10)
 	origin := queue.Origin{Who: c.Login, Author: c.Login, Message: id, Delivery: d.id}
@@ -298,7 +298,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	var rev review.Revision
 	switch dec.Verdict {
 	case command.Ignore:
-		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clip(dec.Reason, 200))
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clipValid(dec.Reason, 200))
 		return
 	case command.Refuse, command.Answer:
 		// Replies: one refusal per author and pull request, whatever
@@ -316,7 +316,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			return
 		}
 		if head.State != "open" {
-			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clip(head.State, 20))
+			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clipValid(head.State, 20))
 			return
 		}
 		// What was read is kept: the worker need not read the base
@@ -330,7 +330,7 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	a, err := queue.NewJob(target, rev, dec, origin, req)
 	if err != nil {
 		d.add(slog.String("error", err.Error()))
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clip(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
 		return
 	}
 	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
@@ -361,8 +361,11 @@ func trustOnce(t *command.Trust, c command.GitHubComment) command.Decision {
 	return d
 }
 
-// clip cuts s to at most n bytes for a log line or an answer.
-func clip(s string, n int) string {
+// clipValid cuts s to n bytes for a log line or an answer, with "..."
+// after them, at the start of a character; invalid UTF-8, which a stranger
+// may send, becomes U+FFFD first. Unlike abbrev.Clip, the "..." comes on
+// top of the n bytes.
+func clipValid(s string, n int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -125,7 +126,7 @@ func (s *Sweep) record(tr *TaskResult, id, url string, ar *freeze.ApplyResult, e
 	switch {
 	case err != nil:
 		a.Error = err.Error()
-		a.What = "failed: " + firstLine(a.Error)
+		a.What = "failed: " + abbrev.FirstLine(a.Error)
 		err = fmt.Errorf("change %s: %w", id, err)
 	case ar.Message == "":
 		a.What = "nothing to do"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/freeze"
 )
 
@@ -14,7 +15,7 @@ import (
 // summary).
 func ReportTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 	text := Report(s.Freeze, s.Results, s.DryRun)
-	return &TaskResult{Summary: firstLine(text), Report: text}, nil
+	return &TaskResult{Summary: abbrev.FirstLine(text), Report: text}, nil
 }
 
 // Report returns the state in a few lines: the freeze's verdict and one
@@ -39,8 +40,8 @@ func Report(st *freeze.Status, results []*TaskResult, dryRun bool) string {
 			state = "FAILED"
 		}
 		fmt.Fprintf(&b, "%-7s %-6s %s\n", r.Task, state, r.Summary)
-		if r.Error != "" && !strings.Contains(r.Summary, firstLine(r.Error)) {
-			fmt.Fprintf(&b, "        %s\n", firstLine(r.Error))
+		if r.Error != "" && !strings.Contains(r.Summary, abbrev.FirstLine(r.Error)) {
+			fmt.Fprintf(&b, "        %s\n", abbrev.FirstLine(r.Error))
 		}
 	}
 	return b.String()

@@ -11,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -111,7 +112,7 @@ func StaleTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		err := s.benchOne(ctx, c, &a)
 		if err != nil {
 			a.Error = err.Error()
-			a.What = "failed: " + firstLine(a.Error)
+			a.What = "failed: " + abbrev.FirstLine(a.Error)
 			errs = append(errs, fmt.Errorf("change %s: %w", id, err))
 		} else {
 			asked++
@@ -139,7 +140,7 @@ func (s *Sweep) benchOne(ctx context.Context, c StaleChange, a *Action) error {
 	if err != nil {
 		return err
 	}
-	what := fmt.Sprintf("patch set %d (%s), benchmarked last at patch set %d", c.PatchSet, short(c.Commit), c.Last)
+	what := fmt.Sprintf("patch set %d (%s), benchmarked last at patch set %d", c.PatchSet, abbrev.Hash(c.Commit), c.Last)
 	switch {
 	case s.DryRun:
 		where := "here"
@@ -169,11 +170,4 @@ func (s *Sweep) benchOne(ctx context.Context, c StaleChange, a *Action) error {
 		return nil
 	}
 	return errors.New("sweep: no queue and no worker to run the benchmark")
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

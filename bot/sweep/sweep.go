@@ -22,6 +22,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
@@ -212,7 +213,7 @@ func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
 		if err != nil {
 			tr.Error = err.Error()
 			if tr.Summary == "" {
-				tr.Summary = firstLine(tr.Error)
+				tr.Summary = abbrev.FirstLine(tr.Error)
 			}
 			res.Failed = append(res.Failed, t.Name)
 		}
@@ -258,11 +259,6 @@ func (s *Sweep) limit() int {
 		return s.Limit
 	}
 	return 500
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // would returns dry in a dry run, done otherwise: "would add", "added".

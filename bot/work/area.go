@@ -1,19 +1,19 @@
 package work
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
 // DefaultGitTimeout bounds each git command of a work area: a fetch of a
@@ -253,44 +253,30 @@ func (a *Areas) lock(ctx context.Context, dir string) (chan struct{}, error) {
 	}
 }
 
-// git runs git in dir, bounded in time, with an environment that holds
-// no credential and reads no configuration but the area's own: PATH,
-// proxies and the area's HOME-less setup. A public repository needs
-// nothing more to be read.
+// git runs git in dir, bounded in time, anonymously (gitexec.Anonymous):
+// with an environment that holds no credential and reads no configuration
+// but the area's own. A public repository needs nothing more to be read.
 func (a *Areas) git(ctx context.Context, dir string, args ...string) (string, error) {
 	timeout := a.GitTimeout
 	if timeout == 0 {
 		timeout = DefaultGitTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("git %s: %v (%v)", args[0], err, context.Cause(ctx))
-		}
-		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	out, err := (&gitexec.Cmd{Dir: dir, Args: args, Env: gitexec.Anonymous, Timeout: timeout}).Output(ctx)
+	if err != nil {
+		return "", gitError(err.(*gitexec.Error))
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return strings.TrimSpace(out), nil
 }
 
-// gitEnv is the environment of the areas' git commands: the process's
-// PATH and proxy settings only. No HOME (so no ~/.gitconfig, credential
-// helper or ~/.gitcookies), no system configuration, no prompt.
-func gitEnv() []string {
-	env := []string{
-		"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.DevNull, "GIT_ASKPASS=", "SSH_ASKPASS=",
+// gitError words the failure of an area's git as "git SUBCOMMAND: ...":
+// the fetch's URL and refs are in the error that wraps it. A git that was
+// stopped, by ctx or by the timeout, says why in parentheses.
+func gitError(e *gitexec.Error) error {
+	switch {
+	case e.Interrupted != nil:
+		return fmt.Errorf("git %s: %v (%v)", e.Args[0], e.Err, e.Interrupted)
+	case e.Timeout != 0:
+		return fmt.Errorf("git %s: %v (%v)", e.Args[0], e.Err, context.DeadlineExceeded)
 	}
-	for _, k := range []string{"PATH", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	return fmt.Errorf("git %s: %v: %s", e.Args[0], e.Err, strings.TrimSpace(e.Stderr))
 }

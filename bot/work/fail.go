@@ -10,6 +10,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
@@ -60,12 +61,12 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	markdown := false
 	if g := a.Request.GitHub; a.Review.GitHub != nil {
 		req.GitHub = &job.GitHub{PullRequest: g.PullRequest, HeadSHA: g.HeadSHA}
-		where, markdown = short(g.HeadSHA), true
+		where, markdown = abbrev.Hash(g.HeadSHA), true
 	} else {
 		g := a.Request.Gerrit
 		req.Gerrit = &job.Gerrit{Server: g.Server, Change: g.Change, Revision: g.Revision}
 		rev, _ := review.ParseRevision(a.Revision) // checked by checkTarget
-		where = fmt.Sprintf("patch set %d (%s)", rev.PatchSet, short(g.Revision))
+		where = fmt.Sprintf("patch set %d (%s)", rev.PatchSet, abbrev.Hash(g.Revision))
 		kind += "-failed"
 	}
 	text := failureText(a.Command, where, failed, w.secrets(), markdown)
@@ -152,7 +153,8 @@ func clean(s string) string {
 }
 
 // cut returns s cut to at most n bytes, at a character boundary, with
-// "..." when it was cut.
+// "..." when it was cut. It is abbrev.Clip on valid UTF-8; on invalid
+// UTF-8 it cuts further, to before the first invalid byte.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -164,10 +166,9 @@ func cut(s string, n int) string {
 	return s + "..."
 }
 
-// firstLine returns the first line of s, cut for an error's text.
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return cut(l, maxFailLine)
+// errorLine returns the first line of s, cut for an error's text.
+func errorLine(s string) string {
+	return cut(abbrev.FirstLine(s), maxFailLine)
 }
 
 // secrets returns the credentials in the worker's environment, to be

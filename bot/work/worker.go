@@ -24,6 +24,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/review"
@@ -84,7 +85,7 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 	if perr != nil {
 		// Not the job's error: that one may be permanent, and the
 		// reply must be tried again.
-		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, firstLine(err.Error()), perr))
+		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, errorLine(err.Error()), perr))
 	}
 	if posted != nil && len(posted.Posts) > 0 {
 		w.record(j, &Output{URL: replyURL(posted.Posts)})
@@ -247,7 +248,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 				if c.CurrentPatchSet <= psn {
 					return "", nil
 				}
-				return fmt.Sprintf("Measured patch set %d (%s); patch set %d is newer: ask again on it to measure it.", psn, short(commit), c.CurrentPatchSet), nil
+				return fmt.Sprintf("Measured patch set %d (%s); patch set %d is newer: ask again on it to measure it.", psn, abbrev.Hash(commit), c.CurrentPatchSet), nil
 			},
 		}, nil
 	}
@@ -319,13 +320,6 @@ func classify(err error) error {
 		return queue.Permanent(err)
 	}
 	return err
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 var defaultGetenv = os.Getenv

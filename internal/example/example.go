@@ -18,12 +18,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/patchbot/patchbot"
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
 // PatchFile is the example patch's path in the patchbot repository.
@@ -157,32 +157,21 @@ func changeset(p []byte) (author, date, msg string) {
 }
 
 // git runs git in dir with stdin and extra environment, isolated from the
-// user's and the system's git configuration (a signing or hook setting there
-// must not change the example).
+// user's and the system's git configuration (gitexec.NoUserConfig: a
+// signing or hook setting there must not change the example).
 func git(ctx context.Context, dir string, stdin []byte, env []string, args ...string) error {
 	_, err := gitOutput(ctx, dir, stdin, env, args...)
 	return err
 }
 
+// gitOutput is git, returning git's trimmed output.
 func gitOutput(ctx context.Context, dir string, stdin []byte, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-	cmd.Env = append(cmd.Env, env...)
+	c := &gitexec.Cmd{Dir: dir, Args: args, Env: gitexec.NoUserConfig, ExtraEnv: env}
 	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+		c.Stdin = bytes.NewReader(stdin)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			// Killed because the job was interrupted: say that, not
-			// "signal: killed".
-			return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
-		}
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(stdout.String()), nil
+	out, err := c.Output(ctx)
+	return strings.TrimSpace(out), err
 }
 
 func revParse(ctx context.Context, dir, rev string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
@@ -47,7 +48,7 @@ func (r *runner) post(ctx context.Context) error {
 		o.Dir, o.Commit = r.repo, head
 		res, err := r.opts.Gerrit.Push(ctx, o)
 		if err != nil {
-			return fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept; to retry, run the same command again", err, r.res.Port.Branch, short(head))
+			return fmt.Errorf("push failed: %v. The port itself succeeded: branch %s (at %s) is kept; to retry, run the same command again", err, r.res.Port.Branch, abbrev.Hash(head))
 		}
 		p.Push = res
 		change = ChangeTriplet(o.Project, o.Branch, lastCommit(r.res.Port).ChangeID)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/hgpatch"
@@ -321,7 +322,7 @@ func (r *runner) port(ctx context.Context) error {
 	}
 	r.res.Port = res
 	if len(res.Commits) == 0 {
-		return fmt.Errorf("nothing to run: every changeset is already in %s", short(res.Base))
+		return fmt.Errorf("nothing to run: every changeset is already in %s", abbrev.Hash(res.Base))
 	}
 	return nil
 }
@@ -384,11 +385,4 @@ func exampleCommitter() (*object.Signature, error) {
 		return nil, fmt.Errorf("example: %s is not one hg export changeset (%v)", example.PatchFile, err)
 	}
 	return &object.Signature{Name: "patchbot", Email: "patchbot@example.com", When: ps[0].Header.Date}, nil
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -1,14 +1,14 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"github.com/patchbot/patchbot/step/port"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
+	"github.com/patchbot/patchbot/step/port"
 )
 
 // A dry run on the user's repository must write nothing there, yet the
@@ -63,21 +63,11 @@ func resolve(ctx context.Context, dir, rev string) (string, error) {
 	return h, nil
 }
 
-// gitOut runs git in dir, with its messages in English for the errors, and
-// returns its trimmed output.
+// gitOut runs git in dir and returns its trimmed output. It runs in the
+// process's environment (gitexec.Inherit): the scratch clone is of the
+// user's repository, made as the user's git would make it. A git stopped
+// because ctx is done says it was interrupted, not "signal: killed".
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			// Killed because the job was interrupted: say that, not
-			// "signal: killed".
-			return "", fmt.Errorf("interrupted (%v)", context.Cause(ctx))
-		}
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(stdout.String()), nil
+	out, err := (&gitexec.Cmd{Dir: dir, Args: args}).Output(ctx)
+	return strings.TrimSpace(out), err
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
 )
 
 // writeReview writes r for a review: a Markdown comment for GitHub when md
@@ -84,9 +86,9 @@ func intro(r *Result, md bool) string {
 		}
 		switch {
 		case s.Commit != "" && name != "" && !strings.HasPrefix(s.Commit, name):
-			return code(name) + " (" + code(short(s.Commit)) + ")"
+			return code(name) + " (" + code(abbrev.Hash(s.Commit)) + ")"
 		case s.Commit != "":
-			return code(short(s.Commit))
+			return code(abbrev.Hash(s.Commit))
 		}
 		return code(name)
 	}
@@ -103,13 +105,6 @@ func intro(r *Result, md bool) string {
 	}
 	return fmt.Sprintf("Benchmarks of %s at %s (old) and %s (new), %d runs each, %s.",
 		strings.Join(pkgs, ", "), side(r.Base), side(r.Head), r.Run.Count, order)
-}
-
-func short(hash string) string {
-	if len(hash) > 12 {
-		return hash[:12]
-	}
-	return hash
 }
 
 func markdownTable(bw *errWriter, rows [][]string) {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
 )
 
 // Options says what Run benchmarks and how. The zero value benchmarks the
@@ -244,10 +246,10 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			var failed *buildError
 			if errors.As(err, &failed) {
 				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
-					sideNames[side], revs[side], short(commits[side]), p.rel, err)
+					sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, err)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s side (%s, %s): building %s: %v", sideNames[side], revs[side], short(commits[side]), p.rel, err)
+				return nil, fmt.Errorf("%s side (%s, %s): building %s: %v", sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, err)
 			}
 			if built {
 				bins[side][i] = bin
@@ -287,7 +289,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, interrupted(ctx)
 		}
 		if runErr != nil && !ranAndFailed(runErr) {
-			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %v", sideNames[j.side], revs[j.side], short(commits[j.side]), p.rel, runErr)
+			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %v", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, runErr)
 		}
 		raw[j.side].add(out.results)
 		if runErr == nil && out.failed {

@@ -1,30 +1,26 @@
 package port
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
-// gitCommand returns a command running the real git in dir, with LC_ALL=C so
-// that its messages can be read, and the extra environment env. The port
-// shells out to git for what must follow git's own locking: ref updates
-// (lockfile, compare-and-swap, reflog), the checkout (index.lock, refusing
-// to overwrite files) and finding the repository's directories (linked
-// worktrees, bare repositories, GIT_DIR). The child runs in a process group
-// of its own (see sysproc_*.go), so that an interrupt from the terminal
-// reaches only patchbot, which then decides how to stop: a git killed in
-// the middle of a ref transaction would leave the port half done.
-func gitCommand(dir string, env []string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "LC_ALL=C"), env...)
-	ownProcessGroup(cmd)
-	return cmd
+// gitCommand returns the git command args in dir, with the extra environment
+// env. The port shells out to git for what must follow git's own locking:
+// ref updates (lockfile, compare-and-swap, reflog), the checkout
+// (index.lock, refusing to overwrite files) and finding the repository's
+// directories (linked worktrees, bare repositories, GIT_DIR). So git runs
+// in the process's environment (gitexec.Inherit), as the user's git would,
+// and without a context: gitexec gives it a process group of its own, so
+// that an interrupt from the terminal reaches only patchbot, which then
+// decides how to stop; a git killed in the middle of a ref transaction
+// would leave the port half done.
+func gitCommand(dir string, env []string, args ...string) *gitexec.Cmd {
+	return &gitexec.Cmd{Dir: dir, Args: args, ExtraEnv: env}
 }
 
 // git runs git in dir and returns its standard output without the final
@@ -35,17 +31,18 @@ func git(dir string, args ...string) (string, error) {
 
 // gitIn is git with extra environment and a standard input.
 func gitIn(dir string, env []string, stdin io.Reader, args ...string) (string, error) {
-	cmd := gitCommand(dir, env, args...)
-	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", &gitError{args: args, msg: gitMessage(stderr.String(), err)}
+	c := gitCommand(dir, env, args...)
+	c.Stdin = stdin
+	out, err := c.Output(context.Background())
+	if err != nil {
+		e := err.(*gitexec.Error)
+		return "", &gitError{args: args, msg: gitexec.Message(e.Stderr, e.Err)}
 	}
-	return strings.TrimSuffix(stdout.String(), "\n"), nil
+	return strings.TrimSuffix(out, "\n"), nil
 }
 
-// A gitError is a git command that failed, with what git said.
+// A gitError is a git command that failed, with what git said
+// (gitexec.Message).
 type gitError struct {
 	args []string
 	msg  string
@@ -53,25 +50,6 @@ type gitError struct {
 
 func (e *gitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), e.msg)
-}
-
-// gitMessage returns git's message from its standard error (its last
-// lines, without "fatal: " and "error: "), or err when it said nothing.
-func gitMessage(stderr string, err error) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
-		l = strings.TrimSpace(l)
-		for _, p := range []string{"fatal: ", "error: "} {
-			l = strings.TrimPrefix(l, p)
-		}
-		if l != "" && !strings.HasPrefix(l, "hint: ") {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) == 0 {
-		return err.Error()
-	}
-	return strings.Join(lines, "; ")
 }
 
 // ctxErr is the error of a port stopped because ctx is done.

@@ -1,16 +1,16 @@
 package port
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
 var identRE = regexp.MustCompile(`^(.*?) ?<([^<>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$`)
@@ -20,20 +20,16 @@ var identRE = regexp.MustCompile(`^(.*?) ?<([^<>]*)> (-?\d+) ([+-])(\d\d)(\d\d)$
 // variables, then the repository's, user's and system's configuration),
 // with its date (GIT_COMMITTER_DATE, or now) and zone.
 func gitIdent(dir, which string) (object.Signature, error) {
-	cmd := exec.Command("git", "var", which)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitCommand(dir, nil, "var", which).Output(context.Background())
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		e := err.(*gitexec.Error)
+		msg := strings.TrimSpace(e.Stderr)
 		if msg == "" {
-			msg = err.Error()
+			msg = e.Err.Error()
 		}
 		return object.Signature{}, fmt.Errorf("finding the committer identity with 'git var %s': %s (set user.name and user.email with git config)", which, msg)
 	}
-	return parseIdent(strings.TrimSpace(string(out)))
+	return parseIdent(strings.TrimSpace(out))
 }
 
 // parseIdent parses "Name <email> UNIXTIME +hhmm".

@@ -31,6 +31,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/hgpatch"
 )
 
@@ -188,7 +189,7 @@ type RaceError struct {
 
 func (e *RaceError) Error() string {
 	return fmt.Sprintf("branch %s was created by another process while this port ran (it is at %s now); nothing was written; port again, or choose another branch with {port.branch}",
-		e.Branch, short(e.Now))
+		e.Branch, abbrev.Hash(e.Now))
 }
 
 // Port ports the patches in inputs, in order, onto the repository.
@@ -294,7 +295,7 @@ func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
 	}
 	baseTree, err := base.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("reading the tree of %s (%s): %v", onto, short(base.Hash.String()), err)
+		return nil, fmt.Errorf("reading the tree of %s (%s): %v", onto, abbrev.Hash(base.Hash.String()), err)
 	}
 	committer, err := p.committer()
 	if err != nil {
@@ -532,7 +533,7 @@ func (p *porter) publish() error {
 	if q != nil {
 		defer q.remove()
 	}
-	err := p.fx.do(fmt.Sprintf("create branch %s at %s", p.res.Branch, short(p.res.Head)), func() error {
+	err := p.fx.do(fmt.Sprintf("create branch %s at %s", p.res.Branch, abbrev.Hash(p.res.Head)), func() error {
 		return p.setBranch(ref, q)
 	})
 	if errors.Is(err, errSamePort) {
@@ -573,11 +574,11 @@ func (p *porter) existing(ref plumbing.ReferenceName) (done bool, err error) {
 		return false, err
 	}
 	if !p.samePort(plumbing.NewHash(old)) {
-		return true, fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with {port.branch}", p.res.Branch, short(old))
+		return true, fmt.Errorf("branch %s already exists (at %s) with other commits; delete it or choose another with {port.branch}", p.res.Branch, abbrev.Hash(old))
 	}
 	p.res.UpToDate = true
 	p.res.Head = old
-	p.fx.note(fmt.Sprintf("branch %s already holds this port at %s: nothing to do", p.res.Branch, short(old)))
+	p.fx.note(fmt.Sprintf("branch %s already holds this port at %s: nothing to do", p.res.Branch, abbrev.Hash(old)))
 	if p.opts.Checkout {
 		return true, p.fx.do("check out "+ref.Short(), func() error {
 			_, err := git(p.g.dir, "checkout", "-q", ref.Short(), "--")
@@ -591,7 +592,7 @@ func (p *porter) existing(ref plumbing.ReferenceName) (done bool, err error) {
 // against "does not exist", with the objects in q, and checks it out when
 // asked.
 func (p *porter) setBranch(ref plumbing.ReferenceName, q *quarantine) error {
-	msg := fmt.Sprintf("patchbot port: %s onto %s", p.res.Commits[len(p.res.Commits)-1].Subject, short(p.res.Base))
+	msg := fmt.Sprintf("patchbot port: %s onto %s", p.res.Commits[len(p.res.Commits)-1].Subject, abbrev.Hash(p.res.Base))
 	zero := strings.Repeat("0", len(p.res.Head))
 	if err := ctxErr(p.ctx); err != nil {
 		return err
@@ -678,13 +679,6 @@ func (p *porter) samePort(tip plumbing.Hash) bool {
 		h = c.ParentHashes[0]
 	}
 	return h.String() == p.res.Base
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // lockCheckout takes patchbot's lock on the work tree for a -checkout

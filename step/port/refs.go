@@ -3,10 +3,13 @@ package port
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
 // A refTransaction is a 'git update-ref --stdin' that holds the lock of
@@ -31,7 +34,7 @@ type refTransaction struct {
 // must not exist) to new, with the reflog message msg.
 func prepareRef(dir string, env []string, msg, ref, new, old string) (*refTransaction, error) {
 	t := &refTransaction{ref: ref}
-	t.cmd = gitCommand(dir, env, "update-ref", "--create-reflog", "-m", msg, "--stdin")
+	t.cmd = gitCommand(dir, env, "update-ref", "--create-reflog", "-m", msg, "--stdin").Command(context.Background())
 	t.cmd.Stderr = &t.stderr
 	var err error
 	if t.stdin, err = t.cmd.StdinPipe(); err != nil {
@@ -77,7 +80,7 @@ func (t *refTransaction) fail(err error) error {
 	if werr == nil {
 		werr = err
 	}
-	return &gitError{args: []string{"update-ref", t.ref}, msg: gitMessage(t.stderr.String(), werr)}
+	return &gitError{args: []string{"update-ref", t.ref}, msg: gitexec.Message(t.stderr.String(), werr)}
 }
 
 // commit updates the ref, with its reflog entry.
@@ -90,7 +93,7 @@ func (t *refTransaction) commit() error {
 	}
 	t.stdin.Close()
 	if err := t.cmd.Wait(); err != nil {
-		return &gitError{args: []string{"update-ref", t.ref}, msg: gitMessage(t.stderr.String(), err)}
+		return &gitError{args: []string{"update-ref", t.ref}, msg: gitexec.Message(t.stderr.String(), err)}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
 )
 
 // WriteText writes the result for people, as 'patchbot port' prints it:
@@ -22,25 +24,25 @@ func (r *Result) WriteText(w io.Writer) error {
 func (r *Result) writeText(w *bytes.Buffer) {
 	for _, s := range r.Skipped {
 		if s.Commit != "" {
-			fmt.Fprintf(w, "already present: %s (Change-Id %s, in %s)\n", s.Subject, s.ChangeID, short(s.Commit))
+			fmt.Fprintf(w, "already present: %s (Change-Id %s, in %s)\n", s.Subject, s.ChangeID, abbrev.Hash(s.Commit))
 		} else {
-			fmt.Fprintf(w, "already present: %s (its changes are in %s already; the patch applies in reverse)\n", s.Subject, short(r.Base))
+			fmt.Fprintf(w, "already present: %s (its changes are in %s already; the patch applies in reverse)\n", s.Subject, abbrev.Hash(r.Base))
 		}
 	}
 	n := len(r.Commits)
 	switch {
 	case n == 0:
-		fmt.Fprintf(w, "nothing to port: every changeset is already in %s\n", short(r.Base))
+		fmt.Fprintf(w, "nothing to port: every changeset is already in %s\n", abbrev.Hash(r.Base))
 		return
 	case r.UpToDate:
-		fmt.Fprintf(w, "branch %s already holds this port (%d commit%s on %s); nothing to do\n", r.Branch, n, plural(n), short(r.Base))
+		fmt.Fprintf(w, "branch %s already holds this port (%d commit%s on %s); nothing to do\n", r.Branch, n, plural(n), abbrev.Hash(r.Base))
 	case r.DryRun:
-		fmt.Fprintf(w, "would port %d changeset%s onto %s as branch %s:\n", n, plural(n), short(r.Base), r.Branch)
+		fmt.Fprintf(w, "would port %d changeset%s onto %s as branch %s:\n", n, plural(n), abbrev.Hash(r.Base), r.Branch)
 	default:
-		fmt.Fprintf(w, "ported %d changeset%s onto %s as branch %s:\n", n, plural(n), short(r.Base), r.Branch)
+		fmt.Fprintf(w, "ported %d changeset%s onto %s as branch %s:\n", n, plural(n), abbrev.Hash(r.Base), r.Branch)
 	}
 	for _, c := range r.Commits {
-		fmt.Fprintf(w, "\n%s %s\n", short(c.Hash), c.Subject)
+		fmt.Fprintf(w, "\n%s %s\n", abbrev.Hash(c.Hash), c.Subject)
 		fmt.Fprintf(w, "    Author: %s, %s\n", c.Author, c.AuthorDate.Format("2006-01-02 15:04:05 -0700"))
 		fmt.Fprintf(w, "    Change-Id: %s\n", c.ChangeID)
 		for _, f := range c.Files {

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,11 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/build/gerrit"
+
+	"github.com/patchbot/patchbot/internal/gitexec"
 )
 
 // A Secret is a password or token. It prints, formats and marshals as
@@ -86,10 +88,11 @@ func GerritAuthFromEnv(serverURL string, getenv func(string) string) (*GerritAut
 }
 
 // cookieFile returns the file 'git config http.cookiefile' names, or
-// ~/.gitcookies.
+// ~/.gitcookies. The setting is the user's: git runs in the process's
+// environment (gitexec.Inherit), to read the user's configuration.
 func cookieFile(getenv func(string) string) string {
-	out, err := exec.Command("git", "config", "--get", "http.cookiefile").Output()
-	if f := strings.TrimSpace(string(out)); err == nil && f != "" {
+	out, err := (&gitexec.Cmd{Args: []string{"config", "--get", "http.cookiefile"}}).Output(context.Background())
+	if f := strings.TrimSpace(out); err == nil && f != "" {
 		if rest, ok := strings.CutPrefix(f, "~/"); ok {
 			f = filepath.Join(getenv("HOME"), rest)
 		}

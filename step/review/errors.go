@@ -59,9 +59,11 @@ func (e *Error) Permanent() bool {
 	return !e.Transient && e.Status >= 400 && e.Status < 500 && e.Status != http.StatusTooManyRequests && e.Status != http.StatusRequestTimeout
 }
 
-// firstLine returns the first non-empty line of s, trimmed and cut to a
-// length that fits in one error line.
-func firstLine(s string) string {
+// errorLine returns the first non-empty line of s, trimmed and cut to a
+// length that fits in one error line. Unlike abbrev.FirstLine it skips
+// blank lines and cuts the line; unlike abbrev.Clip it cuts at a byte and
+// adds "..." after the 160 bytes it keeps.
+func errorLine(s string) string {
 	for line := range strings.SplitSeq(s, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if len(line) > 160 {

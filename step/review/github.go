@@ -257,7 +257,7 @@ func gitHubHint(f failure) string {
 // other status, so 429's Retry-After is read here.
 func classifyGitHub(err error) failure {
 	if e, ok := errors.AsType[*github.AbuseRateLimitError](err); ok {
-		f := failure{transient: true, status: http.StatusForbidden, detail: "secondary rate limit: " + firstLine(e.Message), after: time.Minute}
+		f := failure{transient: true, status: http.StatusForbidden, detail: "secondary rate limit: " + errorLine(e.Message), after: time.Minute}
 		if e.RetryAfter != nil {
 			f.after = *e.RetryAfter
 		}

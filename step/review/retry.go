@@ -179,7 +179,7 @@ func classifyHTTP(status int, h http.Header, body string) failure {
 		transient: status >= 500 || status == http.StatusTooManyRequests || status == http.StatusRequestTimeout,
 		after:     retryAfter(h, time.Now()),
 		status:    status,
-		detail:    firstLine(body),
+		detail:    errorLine(body),
 	}
 }
 
@@ -208,7 +208,7 @@ func transportDetail(err error) string {
 	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
-	return firstLine(err.Error())
+	return errorLine(err.Error())
 }
 
 // retryAfter returns the wait a Retry-After header asks for, in seconds or

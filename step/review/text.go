@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
 )
 
 // DryRun reports whether a is a dry run's: would-post, would-create or
@@ -84,10 +86,7 @@ func (r *PushResult) WriteText(w io.Writer, branch string) error {
 	if branch != "" {
 		on, gap = " (branch "+branch+")", "\n"
 	}
-	commit := r.Commit
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
+	commit := abbrev.Hash(r.Commit)
 	switch {
 	case r.DryRun:
 		fmt.Fprintf(&b, "dry run: would push %s%s to %s as %s\n", commit, on, r.Remote, r.Ref)

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -288,7 +289,7 @@ func (s *Sandbox) exec(ctx context.Context, c *benchrun.Command) (err error) {
 	case exit == nil:
 		// bwrap failed before the program ran: its own message is
 		// the start of the output.
-		msg := firstLine(out.head.String())
+		msg := abbrev.FirstLine(strings.TrimSpace(out.head.String()))
 		if msg == "" {
 			msg = fmt.Sprint(waitErr)
 		}

@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -242,7 +243,7 @@ func (s *Sandbox) probe(ctx context.Context) error {
 		msg := strings.TrimSpace(out.String())
 		e := &SetupError{Err: fmt.Errorf("%s could not run a program: %v", s.version, err)}
 		if msg != "" {
-			e.Err = fmt.Errorf("%s could not run a program: %s", s.version, strings.TrimSuffix(firstLine(msg), "."))
+			e.Err = fmt.Errorf("%s could not run a program: %s", s.version, strings.TrimSuffix(abbrev.FirstLine(msg), "."))
 		}
 		if strings.Contains(msg, "namespace") || strings.Contains(msg, "Operation not permitted") || strings.Contains(msg, "setting up uid map") {
 			e.Remedy = "user namespaces seem to be off here: check that sysctl kernel.unprivileged_userns_clone is 1 (Debian) and user.max_user_namespaces is above 0, that Ubuntu's kernel.apparmor_restrict_unprivileged_userns is 0 or bwrap has an AppArmor profile, and that a container runs with a seccomp profile that allows unshare and clone (Docker: --security-opt seccomp=unconfined)"
@@ -250,7 +251,7 @@ func (s *Sandbox) probe(ctx context.Context) error {
 		return e
 	}
 	if !strings.HasPrefix(out.String(), "go version ") {
-		return &SetupError{Err: fmt.Errorf("'go version' in the sandbox printed %q", firstLine(out.String()))}
+		return &SetupError{Err: fmt.Errorf("'go version' in the sandbox printed %q", abbrev.FirstLine(strings.TrimSpace(out.String())))}
 	}
 	return nil
 }
@@ -304,9 +305,4 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
