@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
@@ -31,7 +30,7 @@ type Env struct {
 	Progress io.Writer
 	// Report, when set, is called as each step ends, with the result so
 	// far.
-	Report func(step string, res *run.Result)
+	Report func(step string, res *Result)
 	// Runner starts every process of the bench step (go list, go test -c,
 	// the benchmarks), which run the patch's code: a sandbox wraps them
 	// here. nil is benchrun.Direct. Whatever it is, the processes get an
@@ -57,21 +56,21 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // built-in one), in env. Everything that can be checked before the job
 // starts is checked first: a *FieldError for the request, a *SetupError
 // for credentials, a *config.Error for the configuration. Otherwise the
-// result is the run's, and the error, when not nil, is a *run.StepError
+// result is the run's, and the error, when not nil, is a *StepError
 // naming the step that stopped the job; the result then holds what the
 // steps before it did.
-func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Result, error) {
+func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Result, error) {
 	o, err := Prepare(ctx, req, cfg, env)
 	if err != nil {
 		return nil, err
 	}
-	return run.Run(ctx, *o)
+	return RunPlan(ctx, *o)
 }
 
 // Prepare checks req and turns it, cfg and env into the options of a run,
 // with its review clients built and their credentials checked, without
 // doing anything: the first half of Run, for callers that show the plan.
-func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Options, error) {
+func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Plan, error) {
 	env, cfg = env.orDefaults(), orDefault(cfg)
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -82,7 +81,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
 	}
 	rc := &cfg.Review
-	o := &run.Options{
+	o := &Plan{
 		Repo:   req.Repo,
 		Onto:   req.Onto,
 		Steps:  req.Steps,

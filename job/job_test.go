@@ -19,7 +19,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -220,13 +219,13 @@ func TestRequestFile(t *testing.T) {
 	if res.Post == nil || res.Post.Push == nil || len(res.Post.Posts) != 1 || res.Post.Posts[0].Action != review.Posted {
 		t.Fatalf("want one push and one post, got %+v", res.Post)
 	}
-	want := run.Compose(res, benchrun.Gerrit)
+	want := Compose(res, benchrun.Gerrit)
 	if res.Post.Message != want {
 		t.Errorf("the result's message is not the composed one:\n%s\nwant:\n%s", res.Post.Message, want)
 	}
 	var runs []string
 	for _, m := range gs.Messages(t, res.Post.Change) {
-		if m.Tag == review.Tag(run.MessageKind) {
+		if m.Tag == review.Tag(MessageKind) {
 			runs = append(runs, m.Message)
 		}
 	}

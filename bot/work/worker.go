@@ -26,7 +26,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -103,7 +102,7 @@ func final(j *queue.Job, err error) bool {
 // run runs a run job on req, a copy of its request. The result is the
 // job library's when it ran to the end (the reply is posted), even if
 // cleaning up after it failed; nil when it did not.
-func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.Result, error) {
+func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.Result, error) {
 	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
 		return nil, queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
 	}
@@ -131,7 +130,7 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
 	o.Freeze.NoTag = true
-	res, err := run.Run(ctx, *o)
+	res, err := job.RunPlan(ctx, *o)
 	if err != nil {
 		return nil, classify(err)
 	}

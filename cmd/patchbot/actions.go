@@ -8,7 +8,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/internal/actions"
-	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -90,7 +90,7 @@ func (e *env) setOutputs(kv ...string) error {
 // actionsRun does what run does in GitHub Actions once the job ended: the
 // review message in the step summary, and the outputs frozen and
 // regressions, when the freeze and bench steps ran.
-func (e *env) actionsRun(res *pipeline.Result, threshold float64) error {
+func (e *env) actionsRun(res *job.Result, threshold float64) error {
 	if e.gha == nil || res == nil {
 		return nil
 	}

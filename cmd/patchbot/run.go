@@ -10,7 +10,6 @@ import (
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
-	pipeline "github.com/patchbot/patchbot/job/run"
 )
 
 var cmdRun = &command{
@@ -135,7 +134,7 @@ section. See docs/run.md.`,
 				env.Progress = e.stderr
 			}
 			if !*jsonOut {
-				env.Report = func(step string, res *pipeline.Result) {
+				env.Report = func(step string, res *job.Result) {
 					// A step's text may hold a library's remedy
 					// (internal/remedy): word it as flags.
 					var b strings.Builder
@@ -147,7 +146,7 @@ section. See docs/run.md.`,
 			if err != nil {
 				return jobError(err)
 			}
-			res, err := pipeline.Run(e.ctx, *po)
+			res, err := job.RunPlan(e.ctx, *po)
 			if aerr := e.actionsRun(res, cfg.Bench.Threshold.Fraction()); aerr != nil && err == nil {
 				err = aerr
 			}

@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 	"github.com/patchbot/patchbot/step/freeze"
 )
 
-// Freeze says where the freeze step looks, for which branch, and when.
-type Freeze struct {
+// A FreezePlan says where the whole job's freeze step looks, for which
+// branch, and when.
+type FreezePlan struct {
 	// Sources are the freeze's sources; the built-in configuration's,
 	// offline (calendar and rule), when nil.
 	Sources *freeze.Sources
@@ -21,13 +22,6 @@ type Freeze struct {
 	// reply.
 	NoTag bool
 }
-
-// A FreezeResult is the freeze step's answer.
-type FreezeResult = freeze.Status
-
-// Hashtags is what the post step did to the change's hashtags for the
-// freeze: wait-release added while the branch is frozen.
-type Hashtags = freeze.ApplyResult
 
 // freeze is the second step: whether the branch the change is for is
 // frozen at the moment asked.
@@ -55,7 +49,7 @@ func (r *runner) freeze(ctx context.Context) error {
 }
 
 // freezeLine returns the freeze status in a sentence, or "".
-func freezeLine(st *FreezeResult) string {
+func freezeLine(st *freeze.Status) string {
 	if st == nil {
 		return ""
 	}
@@ -65,8 +59,8 @@ func freezeLine(st *FreezeResult) string {
 // applyFreeze tags the change wait-release while its branch is frozen (and
 // swaps the tag for ex-wait-release once it reopens), with freeze's own
 // message, once: freeze.Apply reads the hashtags first. A release branch
-// takes no tag, nor a change with Freeze.NoTag.
-func (r *runner) applyFreeze(ctx context.Context, change string) (*Hashtags, error) {
+// takes no tag, nor a change with FreezePlan.NoTag.
+func (r *runner) applyFreeze(ctx context.Context, change string) (*freeze.ApplyResult, error) {
 	st := r.res.Freeze
 	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
 		return nil, nil
