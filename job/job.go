@@ -31,6 +31,12 @@ type Env struct {
 	// Report, when set, is called as each step ends, with the result so
 	// far.
 	Report func(step string, res *Result)
+	// Note, when set, is called as the whole job's post step begins; the
+	// line it returns, unless "", is the message's first line
+	// (Result.Note). A server's worker says there which revision was
+	// measured when a newer one exists, read at reply time, not when the
+	// job began. An error stops the post step.
+	Note func(ctx context.Context) (string, error)
 	// Runner starts every process of the bench step (go list, go test -c,
 	// the benchmarks), which run the patch's code: a sandbox wraps them
 	// here. nil is benchrun.Direct. Whatever it is, the processes get an
@@ -60,17 +66,17 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // naming the step that stopped the job; the result then holds what the
 // steps before it did.
 func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Result, error) {
-	o, err := Prepare(ctx, req, cfg, env)
+	p, err := prepare(ctx, req, cfg, env)
 	if err != nil {
 		return nil, err
 	}
-	return RunPlan(ctx, *o)
+	return runPlan(ctx, *p)
 }
 
-// Prepare checks req and turns it, cfg and env into the options of a run,
+// prepare checks req and turns it, cfg and env into the plan of a run,
 // with its review clients built and their credentials checked, without
-// doing anything: the first half of Run, for callers that show the plan.
-func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Plan, error) {
+// doing anything: the first half of Run.
+func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*plan, error) {
 	env, cfg = env.orDefaults(), orDefault(cfg)
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -80,8 +86,15 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*P
 		// worker fills it in), but not run so.
 		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
 	}
+	kind := req.Post.Kind
+	if kind == "" {
+		kind = MessageKind
+	}
+	if err := review.CheckKind(kind); err != nil {
+		return nil, fieldError("post.kind", "", "%v", err)
+	}
 	rc := &cfg.Review
-	o := &Plan{
+	o := &plan{
 		Repo:   req.Repo,
 		Onto:   req.Onto,
 		Steps:  req.Steps,
@@ -91,22 +104,25 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*P
 		DryRun: req.DryRun,
 		Labels: rc.Labels,
 		Report: env.Report,
+		Kind:   kind,
+		Note:   env.Note,
 	}
 	var err error
-	if o.Port, err = req.portOptions(cfg); err != nil {
+	if o.Port, err = req.runPortOptions(cfg); err != nil {
 		return nil, err
 	}
 	o.Inputs = req.inputs()
 
 	// The freeze step: the configuration's calendar and rule, offline, so
 	// that the answer depends only on the date and a rerun's message is
-	// the same message. The branch and the date are checked now, so that
-	// a mistake in them is found before anything is ported.
-	o.Freeze.Branch, o.Freeze.At = req.branch(), req.At
+	// the same message. It is answered now, once, so that a mistake in
+	// the branch or the date is found before anything is ported; the
+	// step reports the answer.
+	o.Freeze.Branch, o.Freeze.At, o.Freeze.NoTag = req.branch(), req.At, req.Freeze.NoTag
 	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
 		return nil, &SetupError{Err: err}
 	}
-	if _, err := checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
+	if o.Freeze.Status, err = checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
 		return nil, err
 	}
 

@@ -115,14 +115,25 @@ type FreezeSettings struct {
 	// wait-release while the tree is frozen, and ex-wait-release once
 	// it reopens, with one message saying so (freeze.Apply). It is the
 	// freeze step's on its own (Freeze): the whole job (Run) tags the
-	// change it posts to unless Plan.Freeze.NoTag (serve's replies).
+	// change it posts to unless NoTag.
 	Apply bool `json:"apply,omitempty"`
+	// NoTag, in the whole job (Run), leaves the hashtags of the change
+	// it posts to alone: the answer is said in the review message only.
+	// A reviewer's /patchbot freeze asks; it does not tag the change,
+	// nor get freeze's own message beside the reply (serve's worker).
+	NoTag bool `json:"no_tag,omitempty"`
 }
 
 // PostSettings are what the post step posts when it runs on its own: a
-// text, or a saved bench result, rendered for each target.
+// text, or a saved bench result, rendered for each target; and the kind
+// of the whole job's review message.
 type PostSettings struct {
-	Kind   string           `json:"kind,omitempty"` // one message per kind and patch set; "": bench for a result, note otherwise
+	// Kind is the kind of the message (review.Message): one per kind and
+	// patch set on Gerrit, one comment per kind on GitHub. "" is, for
+	// the post step on its own, bench for a result and note otherwise;
+	// for the whole job (Run), run (MessageKind). A server's worker
+	// replies as serve-COMMAND.
+	Kind   string           `json:"kind,omitempty"`
 	Text   string           `json:"text,omitempty"`
 	Result *benchrun.Result `json:"result,omitempty"`
 	// Once posts at most one message of the kind per patch set on

@@ -8,9 +8,9 @@ import (
 	"github.com/patchbot/patchbot/step/freeze"
 )
 
-// A FreezePlan says where the whole job's freeze step looks, for which
-// branch, and when.
-type FreezePlan struct {
+// A freezePlan says where the whole job's freeze step looks, for which
+// branch, and when; or the answer, found before the job began.
+type freezePlan struct {
 	// Sources are the freeze's sources; the built-in configuration's,
 	// offline (calendar and rule), when nil.
 	Sources *freeze.Sources
@@ -21,12 +21,18 @@ type FreezePlan struct {
 	// does not tag the change, nor get freeze's own message beside the
 	// reply.
 	NoTag bool
+	// Status, when set, is the answer: the step reports it.
+	Status *freeze.Status
 }
 
 // freeze is the second step: whether the branch the change is for is
 // frozen at the moment asked.
 func (r *runner) freeze(ctx context.Context) error {
 	f := r.opts.Freeze
+	if f.Status != nil {
+		r.res.Freeze = f.Status
+		return nil
+	}
 	if f.Branch == "" {
 		f.Branch = "master"
 	}
@@ -59,7 +65,7 @@ func freezeLine(st *freeze.Status) string {
 // applyFreeze tags the change wait-release while its branch is frozen (and
 // swaps the tag for ex-wait-release once it reopens), with freeze's own
 // message, once: freeze.Apply reads the hashtags first. A release branch
-// takes no tag, nor a change with FreezePlan.NoTag.
+// takes no tag, nor a change with Request.Freeze.NoTag.
 func (r *runner) applyFreeze(ctx context.Context, change string) (*freeze.ApplyResult, error) {
 	st := r.res.Freeze
 	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {

@@ -46,6 +46,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if err != nil {
 		return nil, err
 	}
+	opts.DryRun = req.DryRun
 	var push *review.PushOptions
 	var g *review.Gerrit
 	if req.Gerrit != nil {
@@ -108,7 +109,22 @@ func (r *Request) portOptions(cfg *config.Config) (*port.Options, error) {
 	}
 	opts.Repo, opts.Onto, opts.Branch = r.Repo, r.Onto, r.Port.Branch
 	opts.Fuzz, opts.Author, opts.Message = r.Port.Fuzz, r.Port.Author, r.Port.Message
-	opts.Checkout, opts.RejectDir, opts.DryRun = r.Port.Checkout, r.Port.RejectDir, r.DryRun
+	opts.Checkout, opts.RejectDir = r.Port.Checkout, r.Port.RejectDir
+	return opts, nil
+}
+
+// runPortOptions returns the whole job's port options: portOptions, for a
+// port that is never a dry run itself. In a dry run it happens in a
+// scratch clone, which is patchbot's own, and writes no rejects into the
+// user's directories.
+func (r *Request) runPortOptions(cfg *config.Config) (*port.Options, error) {
+	opts, err := r.portOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if r.DryRun {
+		opts.RejectDir = ""
+	}
 	return opts, nil
 }
 

@@ -238,7 +238,7 @@ func (q *fakeQueue) Insert(ctx context.Context, a *queue.Args) (queue.InsertResu
 func benchResult(t *testing.T, s gerrittest.Server, change string, ps int) {
 	t.Helper()
 	s.Do(t, "POST", "/changes/"+change+"/revisions/"+strconv.Itoa(ps)+"/review",
-		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.Kind("bench"))}, nil)
+		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.ReplyKind("bench"))}, nil)
 }
 
 // TestStaleGerrit: two changes benchmarked at patch set 1 with a patch

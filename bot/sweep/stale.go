@@ -36,7 +36,7 @@ type StaleChange struct {
 // (serve-bench-failed) on the current one, which would be asked again on
 // every sweep.
 func Stale(cs []review.ChangeMessages) []StaleChange {
-	result, failed := review.Tag(work.Kind("bench")), review.Tag(work.Kind("bench")+"-failed")
+	result, failed := review.Tag(work.ReplyKind("bench")), review.Tag(work.ReplyKind("bench")+"-failed")
 	var out []StaleChange
 	for _, c := range cs {
 		last, current := 0, false

@@ -56,7 +56,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 		return nil, nil
 	}
 	req := job.Request{Steps: []string{job.StepPost}, DryRun: a.Request.DryRun}
-	kind := Kind(a.Command)
+	kind := ReplyKind(a.Command)
 	var where string
 	markdown := false
 	if g := a.Request.GitHub; a.Review.GitHub != nil {

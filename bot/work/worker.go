@@ -121,27 +121,24 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	defer co.Close()
 	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 
-	o, err := job.Prepare(ctx, &req, w.Config, w.Env)
-	if err != nil {
-		return nil, classify(err)
-	}
-	o.Kind = Kind(a.Command)
-	o.Note = b.note
+	req.Post.Kind = ReplyKind(a.Command)
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
-	o.Freeze.NoTag = true
-	res, err := job.RunPlan(ctx, *o)
+	req.Freeze.NoTag = true
+	env := w.Env
+	env.Note = b.note
+	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
 		return nil, classify(err)
 	}
 	return res, classify(co.Close())
 }
 
-// Kind is the kind of a job's reply for a command: "serve-bench",
-// "serve-freeze". One per patch set and kind on Gerrit, one comment per
-// pull request and kind on GitHub; apart from patchbot run's and the
-// freeze hashtag's own messages.
-func Kind(command string) string { return "serve-" + command }
+// ReplyKind is the kind of a job's reply for a command (review.Message):
+// "serve-bench", "serve-freeze". One per patch set and kind on Gerrit,
+// one comment per pull request and kind on GitHub; apart from patchbot
+// run's and the freeze hashtag's own messages.
+func ReplyKind(command string) string { return "serve-" + command }
 
 // A binding is a job's revision, found from the review: what to fetch,
 // and how to say at reply time that a newer one exists.

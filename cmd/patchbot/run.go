@@ -142,11 +142,11 @@ section. See docs/run.md.`,
 					io.WriteString(e.stdout, remedy.Word(b.String(), e.words))
 				}
 			}
-			po, err := job.Prepare(e.ctx, req, cfg, env)
-			if err != nil {
+			res, err := job.Run(e.ctx, req, cfg, env)
+			if res == nil {
+				// Refused before anything was done.
 				return jobError(err)
 			}
-			res, err := job.RunPlan(e.ctx, *po)
 			if aerr := e.actionsRun(res, cfg.Bench.Threshold.Fraction()); aerr != nil && err == nil {
 				err = aerr
 			}
