@@ -16,14 +16,23 @@ import (
 
 // An Env is what a job may take from the process that runs it, and where
 // it reports. None of it is in the Request: credentials are read through
-// Getenv when the job runs, and never stored or printed.
+// Getenv when the review clients are made, and never stored or printed.
 type Env struct {
 	// Getenv reads the credentials (PATCHBOT_GERRIT_USER and
 	// PATCHBOT_GERRIT_PASSWORD, GITHUB_TOKEN, GITHUB_API_URL; HOME for
-	// ~/.gitcookies); nil is os.Getenv.
+	// ~/.gitcookies) when the job makes its own review clients, and
+	// GITHUB_STEP_SUMMARY; nil is os.Getenv.
 	Getenv func(string) string
-	// Log receives one line per retry of a request to a review server,
-	// and in a dry run one per write not done; nil discards them.
+	// Clients are the process's review clients (NewClients), shared by
+	// its jobs; nil makes them for each job from the configuration's
+	// review section, Getenv, Log and the Request's DryRun. They hold
+	// the dry run: a Request's DryRun with clients that write gets
+	// clients like them that do not (review.Clients.WithDryRun).
+	Clients *review.Clients
+	// Log receives the job's notes and, when the job makes its own
+	// review clients, one line per retry of a request to a review
+	// server, and in a dry run one per write not done; nil discards
+	// them.
 	Log io.Writer
 	// Progress, when set, receives the benchmarks' progress line,
 	// rewritten in place: set it only to a terminal.
@@ -133,9 +142,10 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	}
 
 	// The post step's targets, and their credentials.
+	clients := env.clients(rc, req.DryRun)
 	if req.Gerrit != nil {
 		var push *review.PushOptions
-		if o.Gerrit, push, err = gerritTarget(req, rc, env); err != nil {
+		if o.Gerrit, push, err = gerritTarget(req, rc, clients); err != nil {
 			return nil, err
 		}
 		if push != nil {
@@ -147,7 +157,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	if req.GitHub != nil {
 		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
 		o.PullRequest = &pr
-		if o.GitHub, err = githubTarget(req, rc, env); err != nil {
+		if o.GitHub, err = githubTarget(clients); err != nil {
 			return nil, err
 		}
 	}
@@ -207,6 +217,19 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		Progress: env.Progress,
 		Runner:   runner,
 	}, nil
+}
+
+// clients returns the job's review clients: env.Clients, the process's,
+// or, when it is nil, clients made for the job from rc, env's credentials
+// and env's log. A dry run's clients write nothing.
+func (env Env) clients(rc *config.Review, dryRun bool) *review.Clients {
+	switch {
+	case env.Clients == nil:
+		return NewClients(rc, env.Getenv, dryRun, env.Log)
+	case dryRun:
+		return env.Clients.WithDryRun()
+	}
+	return env.Clients
 }
 
 // osGetenv and discard are Env's defaults.

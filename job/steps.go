@@ -53,7 +53,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 		if req.Gerrit.Push == nil {
 			return nil, fieldError("gerrit.change", "", "the port step posts nothing: push for review, or post with the post step")
 		}
-		if g, push, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, push, err = gerritTarget(req, &cfg.Review, env.clients(&cfg.Review, req.DryRun)); err != nil {
 			return nil, err
 		}
 	}
@@ -145,13 +145,14 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	clients := env.clients(&cfg.Review, req.DryRun)
 	var g *review.Gerrit
 	if req.Freeze.Apply {
 		if req.Gerrit == nil || req.Gerrit.Change == "" {
 			return nil, fieldError("gerrit.change", "", "missing: acting on the freeze needs the change to act on")
 		}
 		var err error
-		if g, _, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +165,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 		if req.Gerrit != nil {
 			server = req.Gerrit.Server
 		}
-		if err := src.AddLive(&cfg.Freeze.Live, server, env.Getenv); err != nil {
+		if err := src.AddLive(&cfg.Freeze.Live, server, clients); err != nil {
 			return nil, &SetupError{Err: err}
 		}
 	}
@@ -263,6 +264,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	texts := p.Texts()
 	// Every client and its credentials are checked before anything is
 	// posted anywhere.
+	clients := env.clients(&cfg.Review, req.DryRun)
 	var g *review.Gerrit
 	var gh *review.GitHub
 	var err error
@@ -270,15 +272,15 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 		if req.Gerrit.Change == "" {
 			return nil, fieldError("gerrit.change", "", "missing: the post step posts to a change (a push needs the port step)")
 		}
-		if g, _, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
 	if req.GitHub != nil {
-		if gh, err = githubTarget(req, &cfg.Review, env); err != nil {
+		if gh, err = githubTarget(clients); err != nil {
 			return nil, err
 		}
-		gh.StepSummary = env.Getenv("GITHUB_STEP_SUMMARY")
+		gh = gh.WithStepSummary(env.Getenv("GITHUB_STEP_SUMMARY"))
 	}
 	res := &PostResult{Posts: []*review.PostResult{}}
 	var last error
@@ -306,10 +308,10 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	return res, last
 }
 
-// gerritTarget returns the client of req's Gerrit server, with its
-// credentials checked unless req is a dry run, and the push req asks for
-// (nil for a change).
-func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *review.PushOptions, error) {
+// gerritTarget returns the client of req's Gerrit server, of clients,
+// with its credentials checked unless they are a dry run's, and the push
+// req asks for (nil for a change).
+func gerritTarget(req *Request, rc *config.Review, clients *review.Clients) (*review.Gerrit, *review.PushOptions, error) {
 	g := req.Gerrit
 	server := g.Server
 	if server == "" {
@@ -351,13 +353,13 @@ func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *re
 	if push != nil {
 		field = "gerrit.push"
 	}
-	client, signedIn, err := NewGerrit(server, env.Getenv, ReviewOptions(rc, req.DryRun, env.Log))
+	client, err := clients.Gerrit(server)
 	if err != nil {
 		// The environment's credentials themselves are wrong: the
 		// error says which variable.
 		return nil, nil, &SetupError{Err: err}
 	}
-	if !signedIn && !req.DryRun {
+	if !client.SignedIn() && !clients.DryRun() {
 		u, _ := url.Parse(server)
 		return nil, nil, &SetupError{Field: field, Err: fmt.Errorf("no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
 			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
@@ -365,17 +367,16 @@ func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *re
 	return client, push, nil
 }
 
-// githubTarget returns the client of req's GitHub, with its token checked
-// unless req is a dry run.
-func githubTarget(req *Request, rc *config.Review, env Env) (*review.GitHub, error) {
-	auth := review.GitHubAuthFromEnv(env.Getenv)
-	if auth.Token.Reveal() == "" && !req.DryRun {
-		// Found now, not after minutes of benchmarks.
-		return nil, &SetupError{Field: "github", Err: fmt.Errorf("no credentials: set %s; nothing was done", review.EnvGitHubToken)}
-	}
-	gh, err := review.NewGitHub(auth, ReviewOptions(rc, req.DryRun, env.Log))
+// githubTarget returns the GitHub client of clients, with its token
+// checked unless they are a dry run's.
+func githubTarget(clients *review.Clients) (*review.GitHub, error) {
+	gh, err := clients.GitHub()
 	if err != nil {
 		return nil, &SetupError{Field: "github", Err: err}
+	}
+	if !gh.SignedIn() && !clients.DryRun() {
+		// Found now, not after minutes of benchmarks.
+		return nil, &SetupError{Field: "github", Err: fmt.Errorf("no credentials: set %s; nothing was done", review.EnvGitHubToken)}
 	}
 	return gh, nil
 }

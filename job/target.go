@@ -83,10 +83,21 @@ func GerritProject(dir, serverURL string) (string, error) {
 	return p, nil
 }
 
-// ReviewOptions returns the options of a review client: retries and
+// NewClients returns a process's review clients: retries and timeouts
+// from the configuration's review section, the credentials getenv gives
+// (nil: os.Getenv), dry-run as asked, and each retry (and, in a dry run,
+// each write not done) logged as a line to log.
+func NewClients(rc *config.Review, getenv func(string) string, dryRun bool, log io.Writer) *review.Clients {
+	if getenv == nil {
+		getenv = osGetenv
+	}
+	return review.NewClients(getenv, reviewOptions(rc, dryRun, log))
+}
+
+// reviewOptions returns the options of a review client: retries and
 // timeouts from the configuration, dry-run as asked, and each retry (and,
 // in a dry run, each write not done) logged as a line to log.
-func ReviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options {
+func reviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options {
 	return review.Options{
 		DryRun: dryRun,
 		Log:    log,
@@ -98,19 +109,6 @@ func ReviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options
 		},
 		Timeout: rc.Timeout,
 	}
-}
-
-// NewGerrit returns a client of the Gerrit server at serverURL, signed in
-// with the credentials getenv gives (review.GerritAuthFromEnv: the
-// PATCHBOT_GERRIT_* variables, else ~/.gitcookies), and reports whether
-// there were any.
-func NewGerrit(serverURL string, getenv func(string) string, opts review.Options) (g *review.Gerrit, signedIn bool, err error) {
-	auth, err := review.GerritAuthFromEnv(serverURL, getenv)
-	if err != nil {
-		return nil, false, err
-	}
-	g, err = review.NewGerrit(serverURL, auth, opts)
-	return g, auth != nil, err
 }
 
 // PortOptions returns the port's settings from the configuration's port

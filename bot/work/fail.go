@@ -82,7 +82,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	}
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
-	return job.Post(ctx, &req, w.Config, w.Env)
+	return job.Post(ctx, &req, w.Config, w.jobEnv())
 }
 
 // failureText says what failed: a line of patchbot's, then the error in a

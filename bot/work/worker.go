@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
@@ -35,13 +36,34 @@ type Worker struct {
 	Areas *Areas
 	// Config is patchbot's configuration; nil is the built-in one.
 	Config *config.Config
-	// Env is where the reply clients' credentials come from (Getenv)
-	// and where the job logs. Env.Runner wraps the benchmarks' processes.
+	// Env is where the job logs, and Env.Clients are the review
+	// clients the worker reads the reviews with and replies with; nil
+	// makes them once, from the configuration and Env.Getenv's
+	// credentials. Env.Runner wraps the benchmarks' processes.
 	Env job.Env
 	// GitHubURL is where GitHub's repositories are fetched from, as
 	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
 	// directory of bare repositories.
 	GitHubURL string
+
+	once sync.Once
+	env  job.Env // Env, with its Clients
+}
+
+// jobEnv returns the Env of the jobs: Env, with the review clients made
+// once when it has none.
+func (w *Worker) jobEnv() job.Env {
+	w.once.Do(func() {
+		w.env = w.Env
+		if w.env.Clients == nil {
+			cfg := w.Config
+			if cfg == nil {
+				cfg = config.Default()
+			}
+			w.env.Clients = job.NewClients(&cfg.Review, w.env.Getenv, false, w.env.Log)
+		}
+	})
+	return w.env
 }
 
 var _ queue.Handler = (*Worker)(nil).Handle
@@ -59,7 +81,7 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 	req := a.Request // a copy: the queued job stays as it was
 	if slices.Equal(req.Steps, []string{job.StepPost}) {
 		// Help and refusals: a text, posted once by its kind.
-		res, err := job.Post(ctx, &req, w.Config, w.Env)
+		res, err := job.Post(ctx, &req, w.Config, w.jobEnv())
 		if res != nil && len(res.Posts) > 0 {
 			w.record(j, &Output{URL: replyURL(res.Posts)})
 		}
@@ -125,7 +147,7 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
 	req.Freeze.NoTag = true
-	env := w.Env
+	env := w.jobEnv()
 	env.Note = b.note
 	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
@@ -148,10 +170,7 @@ type binding struct {
 }
 
 func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*binding, error) {
-	env := w.Env
-	if env.Getenv == nil {
-		env.Getenv = defaultGetenv
-	}
+	clients := w.jobEnv().Clients
 	cfg := w.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -159,11 +178,10 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	if err := checkTarget(a, req, cfg); err != nil {
 		return nil, err
 	}
-	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
 	switch {
 	case a.Review.GitHub != nil:
 		pr := *a.Review.GitHub // the request's, as checkTarget checked
-		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
+		gh, err := clients.GitHub()
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
 		}
@@ -205,7 +223,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		psn, commit := rev.PatchSet, rev.Commit
 		change := a.Review.Gerrit.Number // the request's, as checkTarget checked
 		server := gerritServer(g, cfg)
-		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
+		gc, err := clients.Gerrit(server)
 		if err != nil {
 			return nil, &job.SetupError{Field: "gerrit", Err: err}
 		}

@@ -196,6 +196,9 @@ type server struct {
 func runServe(e *env, s *server) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	ctx := e.ctx
+	// One set of review clients for the process: the webhook's, the
+	// poller's and the workers'.
+	clients := job.NewClients(&s.cfg.Review, os.Getenv, false, &slogWriter{log: log, msg: "review"})
 
 	trust := comment.Trust{
 		GitHubSelf:    s.githubLogin,
@@ -206,7 +209,7 @@ func runServe(e *env, s *server) error {
 	var poller *poll.Poller
 	var store poll.Store // this machine's cursor file
 	if server := s.cfg.Review.Gerrit; server != "" {
-		p, st, self, err := newPoller(s, server, &trust, log)
+		p, st, self, err := newPoller(s, server, &trust, clients)
 		if err != nil {
 			return setupError{err}
 		}
@@ -225,7 +228,7 @@ func runServe(e *env, s *server) error {
 		w := &work.Worker{
 			Areas:     &work.Areas{Root: s.workDir},
 			Config:    s.cfg,
-			Env:       job.Env{Getenv: os.Getenv, Log: &slogWriter{log: log, msg: "job log"}},
+			Env:       job.Env{Getenv: os.Getenv, Log: &slogWriter{log: log, msg: "job log"}, Clients: clients},
 			GitHubURL: serveGitHubURL,
 		}
 		if s.sandbox != nil {
@@ -261,7 +264,7 @@ func runServe(e *env, s *server) error {
 		return q.Stop(sctx)
 	}
 
-	gh, err := review.NewGitHub(review.GitHubAuthFromEnv(os.Getenv), job.ReviewOptions(&s.cfg.Review, false, &slogWriter{log: log, msg: "github"}))
+	gh, err := clients.GitHub()
 	if err != nil {
 		stopQueue()
 		return setupError{err}
@@ -328,18 +331,14 @@ func runServe(e *env, s *server) error {
 // newPoller returns the poller of the Gerrit server and patchbot's own
 // account on it, as far as the credentials say (the user name of
 // PATCHBOT_GERRIT_USER; none for cookies).
-func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger) (*poll.Poller, poll.Store, []string, error) {
-	auth, err := review.GerritAuthFromEnv(server, os.Getenv)
+func newPoller(s *server, server string, trust *comment.Trust, clients *review.Clients) (*poll.Poller, poll.Store, []string, error) {
+	g, err := clients.Gerrit(server)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	var self []string
-	if auth != nil && auth.User != "" {
-		self = []string{auth.User}
-	}
-	g, err := review.NewGerrit(server, auth, job.ReviewOptions(&s.cfg.Review, false, &slogWriter{log: log, msg: "gerrit"}))
-	if err != nil {
-		return nil, nil, nil, err
+	if u := g.User(); u != "" {
+		self = []string{u}
 	}
 	store, err := poll.NewFileStore(s.stateDir, server)
 	if err != nil {

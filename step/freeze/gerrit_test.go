@@ -57,11 +57,7 @@ func (s testServer) reviewWith(t *testing.T, o review.Options) *review.Gerrit {
 // source returns a GerritSource of the test project, signed in.
 func (s testServer) source(t *testing.T) *GerritSource {
 	t.Helper()
-	src, err := NewGerritSource(s.url, s.project, s.auth(), review.Options{Policy: fastPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return NewGerritSource(s.review(t), s.project)
 }
 
 func unique() string {
