@@ -103,22 +103,29 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 		return nil, fieldError("post.kind", "", "%v", err)
 	}
 	rc := &cfg.Review
+	clients := env.clients(rc, req.DryRun)
 	o := &plan{
-		Repo:   req.Repo,
-		Onto:   req.Onto,
-		Steps:  req.Steps,
-		Base:   req.Base,
-		Head:   req.Head,
-		Keep:   req.Keep,
-		DryRun: req.DryRun,
-		Labels: rc.Labels,
-		Report: env.Report,
-		Kind:   kind,
-		Note:   env.Note,
+		Repo:    req.Repo,
+		Onto:    req.Onto,
+		Steps:   req.Steps,
+		Base:    req.Base,
+		Head:    req.Head,
+		Keep:    req.Keep,
+		clients: clients,
+		Labels:  rc.Labels,
+		Report:  env.Report,
+		Kind:    kind,
+		Note:    env.Note,
 	}
 	var err error
-	if o.Port, err = req.runPortOptions(cfg); err != nil {
+	if o.Port, err = req.portOptions(cfg); err != nil {
 		return nil, err
+	}
+	if o.dryRun() {
+		// The port itself is never a dry run: in a dry run it happens
+		// in a scratch clone, which is patchbot's own, and writes no
+		// rejects into the user's directories.
+		o.Port.RejectDir = ""
 	}
 	o.Inputs = req.inputs()
 
@@ -142,7 +149,6 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	}
 
 	// The post step's targets, and their credentials.
-	clients := env.clients(rc, req.DryRun)
 	if req.Gerrit != nil {
 		var push *review.PushOptions
 		if o.Gerrit, push, err = gerritTarget(req, rc, clients); err != nil {

@@ -71,9 +71,8 @@ type plan struct {
 	// in ./codec.
 	Bench benchrun.Options
 
-	// Gerrit is the Gerrit client for the push and the post, built with
-	// DryRun set like DryRun here, so that its writes honour it; nil when
-	// there is no Gerrit target.
+	// Gerrit is the Gerrit client for the push and the post, of clients;
+	// nil when there is no Gerrit target.
 	Gerrit *review.Gerrit
 	// Push, when set, pushes the last ported commit for review; Run sets
 	// Dir and Commit. The message then goes to the change it creates or
@@ -91,10 +90,11 @@ type plan struct {
 	GitHub      *review.GitHub
 	PullRequest *review.PullRequest
 
-	// DryRun writes nothing the user owns: a user's repository is ported
-	// in a scratch clone (so the benchmarks still run), and nothing is
-	// pushed, tagged or posted.
-	DryRun bool
+	// clients are the job's review clients, Gerrit's and GitHub's. They
+	// hold the dry run (dryRun), which writes nothing the user owns: a
+	// user's repository is ported in a scratch clone (so the benchmarks
+	// still run), and nothing is pushed, tagged or posted.
+	clients *review.Clients
 
 	// Report, when set, is called as each step ends, with the result so
 	// far, so that a caller can show the job as it moves.
@@ -214,6 +214,10 @@ func runPlan(ctx context.Context, opts plan) (res *Result, err error) {
 	return r.res, nil
 }
 
+// dryRun reports whether the job is a dry run: its review clients are a
+// dry run's.
+func (p *plan) dryRun() bool { return p.clients != nil && p.clients.DryRun() }
+
 type runner struct {
 	opts   plan
 	res    *Result
@@ -277,7 +281,7 @@ func (r *runner) port(ctx context.Context) error {
 		}
 	case len(inputs) == 0:
 		return errors.New("no patch given")
-	case r.opts.DryRun:
+	case r.opts.dryRun():
 		dir, err := r.scratch()
 		if err != nil {
 			return err

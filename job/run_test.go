@@ -16,6 +16,7 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/port"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 func init() {
@@ -82,7 +83,7 @@ func TestRunSteps(t *testing.T) {
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, scratch: true},
 		{name: "repo", repo: true, opts: plan{Inputs: patch, Bench: quick},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, branch: true},
-		{name: "dry run", repo: true, opts: plan{Inputs: patch, Bench: quick, DryRun: true},
+		{name: "dry run", repo: true, opts: plan{Inputs: patch, Bench: quick, clients: review.NewClients(nil, review.Options{DryRun: true})},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, scratch: true},
 		{name: "bench fails", repo: true, opts: plan{Inputs: patch, Bench: benchrun.Options{Count: 1, Benchtime: "1x", Bench: "NoSuchBenchmark"}},
 			wantSteps: []string{StepPort, StepFreeze}, wantErr: `bench: no benchmark matched {bench.bench} "NoSuchBenchmark"`, branch: true},

@@ -71,5 +71,5 @@ func (r *runner) applyFreeze(ctx context.Context, change string) (*freeze.ApplyR
 	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
 		return nil, nil
 	}
-	return freeze.Apply(ctx, r.opts.Gerrit, change, st, r.opts.DryRun)
+	return freeze.Apply(ctx, r.opts.Gerrit, change, st)
 }

@@ -19,8 +19,9 @@ import (
 
 // The steps one at a time, for the commands that run one step and for
 // callers that need one: each takes the same Request, checks it as Run
-// does, and honours its DryRun through the one write path of the package
-// that writes (port's effects, review's Options.write).
+// does, and honours its DryRun by making the review clients and port's
+// effects with it, the one write path of each package that writes
+// (review's Options.write, port's effects).
 
 // A PortResult is what Port did: the port, and the push when the request
 // asked for one.
@@ -46,14 +47,16 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if err != nil {
 		return nil, err
 	}
-	opts.DryRun = req.DryRun
+	clients := env.clients(&cfg.Review, req.DryRun)
+	// The port's effects are a dry run when the clients are.
+	opts.DryRun = clients.DryRun()
 	var push *review.PushOptions
 	var g *review.Gerrit
 	if req.Gerrit != nil {
 		if req.Gerrit.Push == nil {
 			return nil, fieldError("gerrit.change", "", "the port step posts nothing: push for review, or post with the post step")
 		}
-		if g, push, err = gerritTarget(req, &cfg.Review, env.clients(&cfg.Review, req.DryRun)); err != nil {
+		if g, push, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
@@ -113,21 +116,6 @@ func (r *Request) portOptions(cfg *config.Config) (*port.Options, error) {
 	return opts, nil
 }
 
-// runPortOptions returns the whole job's port options: portOptions, for a
-// port that is never a dry run itself. In a dry run it happens in a
-// scratch clone, which is patchbot's own, and writes no rejects into the
-// user's directories.
-func (r *Request) runPortOptions(cfg *config.Config) (*port.Options, error) {
-	opts, err := r.portOptions(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if r.DryRun {
-		opts.RejectDir = ""
-	}
-	return opts, nil
-}
-
 // A FreezeResult is what Freeze answered, and what it did to the change
 // when asked to act.
 type FreezeResult struct {
@@ -175,7 +163,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	}
 	res := &FreezeResult{Status: st}
 	if g != nil {
-		res.Apply, err = freeze.Apply(ctx, g, req.Gerrit.Change, st, req.DryRun)
+		res.Apply, err = freeze.Apply(ctx, g, req.Gerrit.Change, st)
 	}
 	return res, err
 }

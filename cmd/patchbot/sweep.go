@@ -119,7 +119,7 @@ docs/sweep.md.`,
 			clients := job.NewClients(&cfg.Review, os.Getenv, *dryRun, e.log("sweep"))
 			o := &sweep.Options{
 				Config: cfg, Branch: *branch, At: at, Offline: *offline,
-				Query: *query, MaxStale: *maxStale, DryRun: *dryRun,
+				Query: *query, MaxStale: *maxStale,
 				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients},
 			}
 			server := *gerritURL
@@ -132,7 +132,7 @@ docs/sweep.md.`,
 				}
 				// Said before anything is read or written, as
 				// freeze -apply does; a dry run writes nothing.
-				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !*dryRun && !slices.Equal(tasks, []string{"report"}) {
+				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !clients.DryRun() && !slices.Equal(tasks, []string{"report"}) {
 					return setupError{fmt.Errorf("%v; nothing was done", err)}
 				}
 			}
@@ -143,12 +143,12 @@ docs/sweep.md.`,
 				if o.GitHub, err = clients.GitHub(); err != nil {
 					return setupError{err}
 				}
-				if !o.GitHub.SignedIn() && !*dryRun && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
+				if !o.GitHub.SignedIn() && !clients.DryRun() && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
 					return setupError{fmt.Errorf("-github %s: no token to label its pull requests with: set %s; nothing was done", *ghRepo, review.EnvGitHubToken)}
 				}
 				o.Repo = *ghRepo
 			}
-			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !*dryRun {
+			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !clients.DryRun() {
 				q, err := queue.Open(e.ctx, *dbURL, &queue.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 				if err != nil {
 					return setupError{err}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"os"
 	"sync"
 )
 
@@ -22,8 +23,11 @@ type Clients struct {
 }
 
 // NewClients returns the clients made with opts and the credentials
-// getenv gives when each is made.
+// getenv (nil: os.Getenv) gives when each is made.
 func NewClients(getenv func(string) string, opts Options) *Clients {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	return &Clients{opts: opts, getenv: getenv, gerrit: map[string]*Gerrit{}}
 }
 
