@@ -82,7 +82,7 @@ func TestActionsRun(t *testing.T) {
 // stderr, the command's stdout and stderr inside stop-commands blocks, the
 // error reported inside, and an annotation of fixed words outside.
 func TestRunInActions(t *testing.T) {
-	c := &command{name: "bench", args: "", setup: nil}
+	c := &subcommand{name: "bench", args: "", setup: nil}
 	for _, jsonOut := range []bool{false, true} {
 		var stdout, stderr bytes.Buffer
 		e := &env{ctx: context.Background(), stdout: &stdout, stderr: &stderr, words: func(s string) string { return s }}

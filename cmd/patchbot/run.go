@@ -12,7 +12,7 @@ import (
 	"github.com/patchbot/patchbot/job"
 )
 
-var cmdRun = &command{
+var cmdRun = &subcommand{
 	name:  "run",
 	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	comment "github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/poll"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
@@ -53,7 +53,7 @@ const (
 // directory of bare repositories.
 var serveGitHubURL string
 
-var cmdServe = &command{
+var cmdServe = &subcommand{
 	name:  "serve",
 	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-job-timeout D] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
@@ -200,7 +200,7 @@ func runServe(e *env, s *server) error {
 	// poller's and the workers'.
 	clients := job.NewClients(&s.cfg.Review, os.Getenv, false, &slogWriter{log: log, msg: "review"})
 
-	trust := comment.Trust{
+	trust := command.Trust{
 		GitHubSelf:    s.githubLogin,
 		GitHubTrusted: s.cfg.Serve.GitHub.Trusted,
 		GerritGroup:   s.cfg.Serve.Gerrit.Group,
@@ -331,7 +331,7 @@ func runServe(e *env, s *server) error {
 // newPoller returns the poller of the Gerrit server and patchbot's own
 // account on it, as far as the credentials say (the user name of
 // PATCHBOT_GERRIT_USER; none for cookies).
-func newPoller(s *server, server string, trust *comment.Trust, clients *review.Clients) (*poll.Poller, poll.Store, []string, error) {
+func newPoller(s *server, server string, trust *command.Trust, clients *review.Clients) (*poll.Poller, poll.Store, []string, error) {
 	g, err := clients.Gerrit(server)
 	if err != nil {
 		return nil, nil, nil, err
@@ -380,7 +380,7 @@ func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Qu
 	events, err := p.Poll(ctx, func(ctx context.Context, ev *poll.Event) error {
 		var a *queue.Args
 		var err error
-		if ev.Decision.Verdict == comment.Run {
+		if ev.Decision.Verdict == command.Run {
 			a, err = ev.Args()
 		} else {
 			a, err = ev.ReplyArgs()

@@ -23,7 +23,7 @@ import (
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
-var cmdSweep = &command{
+var cmdSweep = &subcommand{
 	name:  "sweep",
 	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-branch NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
 	short: "do the periodic chores once: freeze hashtags, stale benchmarks, a report",
