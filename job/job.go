@@ -225,19 +225,6 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 	}, nil
 }
 
-// clients returns the job's review clients: env.Clients, the process's,
-// or, when it is nil, clients made for the job from rc, env's credentials
-// and env's log. A dry run's clients write nothing.
-func (env Env) clients(rc *config.Review, dryRun bool) *review.Clients {
-	switch {
-	case env.Clients == nil:
-		return NewClients(rc, env.Getenv, dryRun, env.Log)
-	case dryRun:
-		return env.Clients.WithDryRun()
-	}
-	return env.Clients
-}
-
 // osGetenv and discard are Env's defaults.
 var osGetenv = os.Getenv
 

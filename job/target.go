@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gitexec"
 	"github.com/patchbot/patchbot/step/port"
-	"github.com/patchbot/patchbot/step/review"
 )
 
 // badProjectRE matches what a Gerrit project name, as patchbot pushes to
@@ -81,34 +79,6 @@ func GerritProject(dir, serverURL string) (string, error) {
 		return "", fmt.Errorf("remote origin (%s) names no project", ru.Redacted())
 	}
 	return p, nil
-}
-
-// NewClients returns a process's review clients: retries and timeouts
-// from the configuration's review section, the credentials getenv gives
-// (nil: os.Getenv), dry-run as asked, and each retry (and, in a dry run,
-// each write not done) logged as a line to log.
-func NewClients(rc *config.Review, getenv func(string) string, dryRun bool, log io.Writer) *review.Clients {
-	if getenv == nil {
-		getenv = osGetenv
-	}
-	return review.NewClients(getenv, reviewOptions(rc, dryRun, log))
-}
-
-// reviewOptions returns the options of a review client: retries and
-// timeouts from the configuration, dry-run as asked, and each retry (and,
-// in a dry run, each write not done) logged as a line to log.
-func reviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options {
-	return review.Options{
-		DryRun: dryRun,
-		Log:    log,
-		Policy: review.Policy{
-			Attempts:   rc.Attempts,
-			Backoff:    rc.Backoff,
-			MaxBackoff: max(30*time.Second, rc.Backoff),
-			MaxWait:    rc.MaxWait,
-		},
-		Timeout: rc.Timeout,
-	}
 }
 
 // PortOptions returns the port's settings from the configuration's port
