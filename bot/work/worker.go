@@ -8,7 +8,7 @@
 // It sits beside bot/serve and bot/poll rather than under
 // serve: those two put jobs into the queue, this takes them out, and
 // none of them imports another. Credentials stay in this process (the
-// reply clients, from Env.Getenv); the fetches and the benchmarks run
+// review clients, Env.Clients); the fetches and the benchmarks run
 // without them.
 package work
 
@@ -39,7 +39,8 @@ type Worker struct {
 	// Env is where the job logs, and Env.Clients are the review
 	// clients the worker reads the reviews with and replies with; nil
 	// makes them once, from the configuration and Env.Getenv's
-	// credentials. Env.Runner wraps the benchmarks' processes.
+	// credentials. Env.Runner wraps the benchmarks' processes. The
+	// worker takes Env as it is at its first job.
 	Env job.Env
 	// GitHubURL is where GitHub's repositories are fetched from, as
 	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
