@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
@@ -17,21 +16,36 @@ import (
 
 // An Env is what a job may take from the process that runs it, and where
 // it reports. None of it is in the Request: credentials are read through
-// Getenv when the job runs, and never stored or printed.
+// Getenv when the review clients are made, and never stored or printed.
 type Env struct {
 	// Getenv reads the credentials (PATCHBOT_GERRIT_USER and
 	// PATCHBOT_GERRIT_PASSWORD, GITHUB_TOKEN, GITHUB_API_URL; HOME for
-	// ~/.gitcookies); nil is os.Getenv.
+	// ~/.gitcookies) when the job makes its own review clients, and
+	// GITHUB_STEP_SUMMARY; nil is os.Getenv.
 	Getenv func(string) string
-	// Log receives one line per retry of a request to a review server,
-	// and in a dry run one per write not done; nil discards them.
+	// Clients are the process's review clients (NewClients), shared by
+	// its jobs; nil makes them for each job from the configuration's
+	// review section, Getenv, Log and the Request's DryRun. They hold
+	// the dry run: a Request's DryRun with clients that write gets
+	// clients like them that do not (review.Clients.WithDryRun).
+	Clients *review.Clients
+	// Log receives the job's notes and, when the job makes its own
+	// review clients, one line per retry of a request to a review
+	// server, and in a dry run one per write not done; nil discards
+	// them.
 	Log io.Writer
 	// Progress, when set, receives the benchmarks' progress line,
 	// rewritten in place: set it only to a terminal.
 	Progress io.Writer
 	// Report, when set, is called as each step ends, with the result so
 	// far.
-	Report func(step string, res *run.Result)
+	Report func(step string, res *Result)
+	// Note, when set, is called as the whole job's post step begins; the
+	// line it returns, unless "", is the message's first line
+	// (Result.Note). A server's worker says there which revision was
+	// measured when a newer one exists, read at reply time, not when the
+	// job began. An error stops the post step.
+	Note func(ctx context.Context) (string, error)
 	// Runner starts every process of the bench step (go list, go test -c,
 	// the benchmarks), which run the patch's code: a sandbox wraps them
 	// here. nil is benchrun.Direct. Whatever it is, the processes get an
@@ -57,21 +71,21 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // built-in one), in env. Everything that can be checked before the job
 // starts is checked first: a *FieldError for the request, a *SetupError
 // for credentials, a *config.Error for the configuration. Otherwise the
-// result is the run's, and the error, when not nil, is a *run.StepError
+// result is the run's, and the error, when not nil, is a *StepError
 // naming the step that stopped the job; the result then holds what the
 // steps before it did.
-func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Result, error) {
-	o, err := Prepare(ctx, req, cfg, env)
+func Run(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Result, error) {
+	p, err := prepare(ctx, req, cfg, env)
 	if err != nil {
 		return nil, err
 	}
-	return run.Run(ctx, *o)
+	return runPlan(ctx, *p)
 }
 
-// Prepare checks req and turns it, cfg and env into the options of a run,
+// prepare checks req and turns it, cfg and env into the plan of a run,
 // with its review clients built and their credentials checked, without
-// doing anything: the first half of Run, for callers that show the plan.
-func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*run.Options, error) {
+// doing anything: the first half of Run.
+func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*plan, error) {
 	env, cfg = env.orDefaults(), orDefault(cfg)
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -81,33 +95,50 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 		// worker fills it in), but not run so.
 		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
 	}
+	kind := req.Post.Kind
+	if kind == "" {
+		kind = MessageKind
+	}
+	if err := review.CheckKind(kind); err != nil {
+		return nil, fieldError("post.kind", "", "%v", err)
+	}
 	rc := &cfg.Review
-	o := &run.Options{
-		Repo:   req.Repo,
-		Onto:   req.Onto,
-		Steps:  req.Steps,
-		Base:   req.Base,
-		Head:   req.Head,
-		Keep:   req.Keep,
-		DryRun: req.DryRun,
-		Labels: rc.Labels,
-		Report: env.Report,
+	clients := env.clients(rc, req.DryRun)
+	o := &plan{
+		Repo:    req.Repo,
+		Onto:    req.Onto,
+		Steps:   req.Steps,
+		Base:    req.Base,
+		Head:    req.Head,
+		Keep:    req.Keep,
+		clients: clients,
+		Labels:  rc.Labels,
+		Report:  env.Report,
+		Kind:    kind,
+		Note:    env.Note,
 	}
 	var err error
 	if o.Port, err = req.portOptions(cfg); err != nil {
 		return nil, err
 	}
+	if o.dryRun() {
+		// The port itself is never a dry run: in a dry run it happens
+		// in a scratch clone, which is patchbot's own, and writes no
+		// rejects into the user's directories.
+		o.Port.RejectDir = ""
+	}
 	o.Inputs = req.inputs()
 
 	// The freeze step: the configuration's calendar and rule, offline, so
 	// that the answer depends only on the date and a rerun's message is
-	// the same message. The branch and the date are checked now, so that
-	// a mistake in them is found before anything is ported.
-	o.Freeze.Branch, o.Freeze.At = req.branch(), req.At
+	// the same message. It is answered now, once, so that a mistake in
+	// the branch or the date is found before anything is ported; the
+	// step reports the answer.
+	o.Freeze.Branch, o.Freeze.At, o.Freeze.NoTag = req.branch(), req.At, req.Freeze.NoTag
 	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
 		return nil, &SetupError{Err: err}
 	}
-	if _, err := checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
+	if o.Freeze.Status, err = checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
 		return nil, err
 	}
 
@@ -120,7 +151,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	// The post step's targets, and their credentials.
 	if req.Gerrit != nil {
 		var push *review.PushOptions
-		if o.Gerrit, push, err = gerritTarget(req, rc, env); err != nil {
+		if o.Gerrit, push, err = gerritTarget(req, rc, clients); err != nil {
 			return nil, err
 		}
 		if push != nil {
@@ -132,7 +163,7 @@ func Prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*r
 	if req.GitHub != nil {
 		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
 		o.PullRequest = &pr
-		if o.GitHub, err = githubTarget(req, rc, env); err != nil {
+		if o.GitHub, err = githubTarget(clients); err != nil {
 			return nil, err
 		}
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -37,7 +36,7 @@ var full = Request{
 	Bench: BenchSettings{Packages: []string{"./codec", "./..."}, Bench: "Ints$", Count: 20, Benchtime: "100x", OutDir: "/tmp/out",
 		CPU: "1,2", Timeout: 5 * time.Minute, Order: "shuffled", Seed: 42},
 	Port:   PortSettings{Branch: "fix", Checkout: true, Fuzz: 2, RejectDir: "/tmp/rej", Author: "A <a@b>", Message: "m", Remaps: []string{"src/pkg/=src/"}},
-	Freeze: FreezeSettings{Offline: true, Apply: true},
+	Freeze: FreezeSettings{Offline: true, Apply: true, NoTag: true},
 	Post:   PostSettings{Kind: "note", Text: "hello\n"},
 	Gerrit: &Gerrit{Server: "https://go-review.googlesource.com", Push: &Push{
 		Project: "go", Topic: "fast", Hashtags: []string{"a", "b"}, Reviewers: []string{"r@golang.org"}, CC: []string{"c@golang.org"}, WIP: true}},
@@ -124,7 +123,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestPrepareSetup checks what Prepare finds before anything is done:
+// TestPrepareSetup checks what prepare finds before anything is done:
 // credentials, the freeze's branch and date.
 func TestPrepareSetup(t *testing.T) {
 	ctx := context.Background()
@@ -146,14 +145,14 @@ func TestPrepareSetup(t *testing.T) {
 		{"date out of range", Request{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, "at: 9999-12-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
 	}
 	for _, tt := range tests {
-		_, err := Prepare(ctx, &tt.r, nil, noEnv)
+		_, err := prepare(ctx, &tt.r, nil, noEnv)
 		if err == nil || err.Error() != tt.want {
-			t.Errorf("%s: Prepare = %v\nwant %s", tt.name, err, tt.want)
+			t.Errorf("%s: prepare = %v\nwant %s", tt.name, err, tt.want)
 		}
 	}
 	// A dry run needs no credentials.
 	r := Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Change: "12"}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true}
-	if _, err := Prepare(ctx, &r, nil, noEnv); err != nil {
+	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
 		t.Errorf("a dry run without credentials: %v", err)
 	}
 }
@@ -220,13 +219,13 @@ func TestRequestFile(t *testing.T) {
 	if res.Post == nil || res.Post.Push == nil || len(res.Post.Posts) != 1 || res.Post.Posts[0].Action != review.Posted {
 		t.Fatalf("want one push and one post, got %+v", res.Post)
 	}
-	want := run.Compose(res, benchrun.Gerrit)
+	want := Compose(res, benchrun.Gerrit)
 	if res.Post.Message != want {
 		t.Errorf("the result's message is not the composed one:\n%s\nwant:\n%s", res.Post.Message, want)
 	}
 	var runs []string
 	for _, m := range gs.Messages(t, res.Post.Change) {
-		if m.Tag == review.Tag(run.MessageKind) {
+		if m.Tag == review.Tag(MessageKind) {
 			runs = append(runs, m.Message)
 		}
 	}

@@ -1,15 +1,3 @@
-// Package job is patchbot's job as a library: one Request, which is data
-// (it round-trips through JSON unchanged and holds no credentials), turned
-// with the configuration and an Env into a run of the steps port, freeze,
-// bench and post (job/run). The CLI builds a Request from its flags;
-// a server's worker and a scheduled Action build the same Request from a
-// queued job or an event, and get the same result and the same review
-// message.
-//
-// A Request that is not valid is refused before anything is done with a
-// *FieldError naming the field, in the Request's own JSON names
-// ("bench.count"), never a flag of the CLI: each caller says the remedy
-// in its own words.
 package job
 
 import (
@@ -20,17 +8,8 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
-)
-
-// The steps of a job, in the order they run.
-const (
-	StepPort   = run.StepPort
-	StepFreeze = run.StepFreeze
-	StepBench  = run.StepBench
-	StepPost   = run.StepPost
 )
 
 // AllSteps are the steps of a Request whose Steps is empty.
@@ -136,14 +115,25 @@ type FreezeSettings struct {
 	// wait-release while the tree is frozen, and ex-wait-release once
 	// it reopens, with one message saying so (freeze.Apply). It is the
 	// freeze step's on its own (Freeze): the whole job (Run) tags the
-	// change it posts to unless run.Freeze.NoTag (serve's replies).
+	// change it posts to unless NoTag.
 	Apply bool `json:"apply,omitempty"`
+	// NoTag, in the whole job (Run), leaves the hashtags of the change
+	// it posts to alone: the answer is said in the review message only.
+	// A reviewer's /patchbot freeze asks; it does not tag the change,
+	// nor get freeze's own message beside the reply (serve's worker).
+	NoTag bool `json:"no_tag,omitempty"`
 }
 
 // PostSettings are what the post step posts when it runs on its own: a
-// text, or a saved bench result, rendered for each target.
+// text, or a saved bench result, rendered for each target; and the kind
+// of the whole job's review message.
 type PostSettings struct {
-	Kind   string           `json:"kind,omitempty"` // one message per kind and patch set; "": bench for a result, note otherwise
+	// Kind is the kind of the message (review.Message): one per kind and
+	// patch set on Gerrit, one comment per kind on GitHub. "" is, for
+	// the post step on its own, bench for a result and note otherwise;
+	// for the whole job (Run), run (MessageKind). A server's worker
+	// replies as serve-COMMAND.
+	Kind   string           `json:"kind,omitempty"`
 	Text   string           `json:"text,omitempty"`
 	Result *benchrun.Result `json:"result,omitempty"`
 	// Once posts at most one message of the kind per patch set on

@@ -19,8 +19,9 @@ import (
 
 // The steps one at a time, for the commands that run one step and for
 // callers that need one: each takes the same Request, checks it as Run
-// does, and honours its DryRun through the one write path of the package
-// that writes (port's effects, review's Options.write).
+// does, and honours its DryRun by making the review clients and port's
+// effects with it, the one write path of each package that writes
+// (review's Options.write, port's effects).
 
 // A PortResult is what Port did: the port, and the push when the request
 // asked for one.
@@ -46,13 +47,16 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if err != nil {
 		return nil, err
 	}
+	clients := env.clients(&cfg.Review, req.DryRun)
+	// The port's effects are a dry run when the clients are.
+	opts.DryRun = clients.DryRun()
 	var push *review.PushOptions
 	var g *review.Gerrit
 	if req.Gerrit != nil {
 		if req.Gerrit.Push == nil {
 			return nil, fieldError("gerrit.change", "", "the port step posts nothing: push for review, or post with the post step")
 		}
-		if g, push, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, push, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
@@ -108,7 +112,7 @@ func (r *Request) portOptions(cfg *config.Config) (*port.Options, error) {
 	}
 	opts.Repo, opts.Onto, opts.Branch = r.Repo, r.Onto, r.Port.Branch
 	opts.Fuzz, opts.Author, opts.Message = r.Port.Fuzz, r.Port.Author, r.Port.Message
-	opts.Checkout, opts.RejectDir, opts.DryRun = r.Port.Checkout, r.Port.RejectDir, r.DryRun
+	opts.Checkout, opts.RejectDir = r.Port.Checkout, r.Port.RejectDir
 	return opts, nil
 }
 
@@ -129,13 +133,14 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	clients := env.clients(&cfg.Review, req.DryRun)
 	var g *review.Gerrit
 	if req.Freeze.Apply {
 		if req.Gerrit == nil || req.Gerrit.Change == "" {
 			return nil, fieldError("gerrit.change", "", "missing: acting on the freeze needs the change to act on")
 		}
 		var err error
-		if g, _, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +153,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 		if req.Gerrit != nil {
 			server = req.Gerrit.Server
 		}
-		if err := src.AddLive(&cfg.Freeze.Live, server, env.Getenv); err != nil {
+		if err := src.AddLive(&cfg.Freeze.Live, server, clients); err != nil {
 			return nil, &SetupError{Err: err}
 		}
 	}
@@ -158,7 +163,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	}
 	res := &FreezeResult{Status: st}
 	if g != nil {
-		res.Apply, err = freeze.Apply(ctx, g, req.Gerrit.Change, st, req.DryRun)
+		res.Apply, err = freeze.Apply(ctx, g, req.Gerrit.Change, st)
 	}
 	return res, err
 }
@@ -247,6 +252,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	texts := p.Texts()
 	// Every client and its credentials are checked before anything is
 	// posted anywhere.
+	clients := env.clients(&cfg.Review, req.DryRun)
 	var g *review.Gerrit
 	var gh *review.GitHub
 	var err error
@@ -254,15 +260,15 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 		if req.Gerrit.Change == "" {
 			return nil, fieldError("gerrit.change", "", "missing: the post step posts to a change (a push needs the port step)")
 		}
-		if g, _, err = gerritTarget(req, &cfg.Review, env); err != nil {
+		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
 		}
 	}
 	if req.GitHub != nil {
-		if gh, err = githubTarget(req, &cfg.Review, env); err != nil {
+		if gh, err = githubTarget(clients); err != nil {
 			return nil, err
 		}
-		gh.StepSummary = env.Getenv("GITHUB_STEP_SUMMARY")
+		gh = gh.WithStepSummary(env.Getenv("GITHUB_STEP_SUMMARY"))
 	}
 	res := &PostResult{Posts: []*review.PostResult{}}
 	var last error
@@ -290,10 +296,10 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	return res, last
 }
 
-// gerritTarget returns the client of req's Gerrit server, with its
-// credentials checked unless req is a dry run, and the push req asks for
-// (nil for a change).
-func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *review.PushOptions, error) {
+// gerritTarget returns the client of req's Gerrit server, of clients,
+// with its credentials checked unless they are a dry run's, and the push
+// req asks for (nil for a change).
+func gerritTarget(req *Request, rc *config.Review, clients *review.Clients) (*review.Gerrit, *review.PushOptions, error) {
 	g := req.Gerrit
 	server := g.Server
 	if server == "" {
@@ -335,13 +341,13 @@ func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *re
 	if push != nil {
 		field = "gerrit.push"
 	}
-	client, signedIn, err := NewGerrit(server, env.Getenv, ReviewOptions(rc, req.DryRun, env.Log))
+	client, err := clients.Gerrit(server)
 	if err != nil {
 		// The environment's credentials themselves are wrong: the
 		// error says which variable.
 		return nil, nil, &SetupError{Err: err}
 	}
-	if !signedIn && !req.DryRun {
+	if !client.SignedIn() && !clients.DryRun() {
 		u, _ := url.Parse(server)
 		return nil, nil, &SetupError{Field: field, Err: fmt.Errorf("no credentials for Gerrit %s: set %s and %s (an HTTP password), or add %s to ~/.gitcookies; nothing was done",
 			server, review.EnvGerritUser, review.EnvGerritPassword, u.Hostname())}
@@ -349,17 +355,16 @@ func gerritTarget(req *Request, rc *config.Review, env Env) (*review.Gerrit, *re
 	return client, push, nil
 }
 
-// githubTarget returns the client of req's GitHub, with its token checked
-// unless req is a dry run.
-func githubTarget(req *Request, rc *config.Review, env Env) (*review.GitHub, error) {
-	auth := review.GitHubAuthFromEnv(env.Getenv)
-	if auth.Token.Reveal() == "" && !req.DryRun {
-		// Found now, not after minutes of benchmarks.
-		return nil, &SetupError{Field: "github", Err: fmt.Errorf("no credentials: set %s; nothing was done", review.EnvGitHubToken)}
-	}
-	gh, err := review.NewGitHub(auth, ReviewOptions(rc, req.DryRun, env.Log))
+// githubTarget returns the GitHub client of clients, with its token
+// checked unless they are a dry run's.
+func githubTarget(clients *review.Clients) (*review.GitHub, error) {
+	gh, err := clients.GitHub()
 	if err != nil {
 		return nil, &SetupError{Field: "github", Err: err}
+	}
+	if !gh.SignedIn() && !clients.DryRun() {
+		// Found now, not after minutes of benchmarks.
+		return nil, &SetupError{Field: "github", Err: fmt.Errorf("no credentials: set %s; nothing was done", review.EnvGitHubToken)}
 	}
 	return gh, nil
 }

@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gitexec"
 	"github.com/patchbot/patchbot/step/port"
-	"github.com/patchbot/patchbot/step/review"
 )
 
 // badProjectRE matches what a Gerrit project name, as patchbot pushes to
@@ -81,36 +79,6 @@ func GerritProject(dir, serverURL string) (string, error) {
 		return "", fmt.Errorf("remote origin (%s) names no project", ru.Redacted())
 	}
 	return p, nil
-}
-
-// ReviewOptions returns the options of a review client: retries and
-// timeouts from the configuration, dry-run as asked, and each retry (and,
-// in a dry run, each write not done) logged as a line to log.
-func ReviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options {
-	return review.Options{
-		DryRun: dryRun,
-		Log:    log,
-		Policy: review.Policy{
-			Attempts:   rc.Attempts,
-			Backoff:    rc.Backoff,
-			MaxBackoff: max(30*time.Second, rc.Backoff),
-			MaxWait:    rc.MaxWait,
-		},
-		Timeout: rc.Timeout,
-	}
-}
-
-// NewGerrit returns a client of the Gerrit server at serverURL, signed in
-// with the credentials getenv gives (review.GerritAuthFromEnv: the
-// PATCHBOT_GERRIT_* variables, else ~/.gitcookies), and reports whether
-// there were any.
-func NewGerrit(serverURL string, getenv func(string) string, opts review.Options) (g *review.Gerrit, signedIn bool, err error) {
-	auth, err := review.GerritAuthFromEnv(serverURL, getenv)
-	if err != nil {
-		return nil, false, err
-	}
-	g, err = review.NewGerrit(serverURL, auth, opts)
-	return g, auth != nil, err
 }
 
 // PortOptions returns the port's settings from the configuration's port

@@ -9,8 +9,8 @@ import (
 	"github.com/patchbot/patchbot/step/review"
 )
 
-// Kind is the River job kind of patchbot's jobs.
-const Kind = "patchbot.job"
+// JobKind is the River job kind of patchbot's jobs.
+const JobKind = "patchbot.job"
 
 // Args are a queued job: its identity and the request it runs. They are
 // plain data, stored as JSON in the queue; like the request, they hold no
@@ -41,7 +41,7 @@ type Args struct {
 }
 
 // Kind is River's job kind (river.JobArgs).
-func (Args) Kind() string { return Kind }
+func (Args) Kind() string { return JobKind }
 
 // ReplyQueue is the River queue of the reply jobs: a request whose only
 // step is post (help, refusals). The run jobs are in River's default

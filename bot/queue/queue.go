@@ -622,7 +622,7 @@ func (q *Queue) Depth(ctx context.Context, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(Kind).States(waiting...).First(limit))
+	res, err := q.client.JobList(ctx, river.NewJobListParams().Kinds(JobKind).States(waiting...).First(limit))
 	if err != nil {
 		return 0, fmt.Errorf("queue: counting jobs: %w", err)
 	}
@@ -635,7 +635,7 @@ func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	params := river.NewJobListParams().Kinds(Kind).First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
+	params := river.NewJobListParams().Kinds(JobKind).First(limit).OrderBy(river.JobListOrderByID, river.SortOrderDesc)
 	res, err := q.client.JobList(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("queue: listing jobs: %w", err)
@@ -659,7 +659,7 @@ func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
 		if r.FinalizedAt != nil {
 			info.FinalizedAt = *r.FinalizedAt
 		}
-		if r.Kind == Kind {
+		if r.Kind == JobKind {
 			// The identity only: the request (its patches) is not
 			// decoded into the listing.
 			var id struct {

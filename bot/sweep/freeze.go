@@ -79,7 +79,7 @@ func (s *Sweep) freezeGerrit(ctx context.Context, tr *TaskResult) (int, error) {
 	var errs []error
 	for _, c := range cs {
 		id := strconv.Itoa(c.Number)
-		ar, err := freeze.Apply(ctx, s.Gerrit, id, s.Freeze, s.DryRun)
+		ar, err := freeze.Apply(ctx, s.Gerrit, id, s.Freeze)
 		errs = append(errs, s.record(tr, id, c.URL, ar, err))
 	}
 	return len(cs), errors.Join(errs...)
@@ -110,7 +110,7 @@ func (s *Sweep) freezeGitHub(ctx context.Context, tr *TaskResult) (int, error) {
 		}
 		n++
 		pr := review.PullRequest{Owner: owner, Repo: repo, Number: p.Number}
-		ar, err := freeze.ApplyGitHub(ctx, s.GitHub, pr, s.Freeze, s.DryRun)
+		ar, err := freeze.ApplyGitHub(ctx, s.GitHub, pr, s.Freeze)
 		errs = append(errs, s.record(tr, pr.String(), "", ar, err))
 	}
 	return n, errors.Join(errs...)

@@ -126,7 +126,7 @@ func TestFreezeGerrit(t *testing.T) {
 	sweepAt := func(at time.Time, dryRun bool) *Result {
 		t.Helper()
 		res, err := Run(ctx, &Options{At: at, Offline: true, Gerrit: client(t, s, s.Password, dryRun),
-			Query: "topic:" + topic, DryRun: dryRun}, []string{"freeze", "report"})
+			Query: "topic:" + topic}, []string{"freeze", "report"})
 		if err != nil {
 			t.Fatalf("sweep at %s (dry run %v): %v", at.Format(time.DateOnly), dryRun, err)
 		}
@@ -238,7 +238,7 @@ func (q *fakeQueue) Insert(ctx context.Context, a *queue.Args) (queue.InsertResu
 func benchResult(t *testing.T, s gerrittest.Server, change string, ps int) {
 	t.Helper()
 	s.Do(t, "POST", "/changes/"+change+"/revisions/"+strconv.Itoa(ps)+"/review",
-		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.Kind("bench"))}, nil)
+		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.ReplyKind("bench"))}, nil)
 }
 
 // TestStaleGerrit: two changes benchmarked at patch set 1 with a patch
@@ -268,7 +268,10 @@ func TestStaleGerrit(t *testing.T) {
 
 	sweep := func(o Options) *TaskResult {
 		t.Helper()
-		o.At, o.Offline, o.Gerrit, o.Query = frozenDay, true, client(t, s, s.Password, o.DryRun), "topic:"+topic
+		if o.Gerrit == nil {
+			o.Gerrit = client(t, s, s.Password, false)
+		}
+		o.At, o.Offline, o.Query = frozenDay, true, "topic:"+topic
 		res, err := Run(ctx, &o, []string{"stale"})
 		if err != nil {
 			t.Fatal(err)
@@ -301,7 +304,7 @@ func TestStaleGerrit(t *testing.T) {
 		want string
 		jobs int
 	}{
-		{"dry run", Options{Queue: q, DryRun: true}, n + ": would benchmark patch set 2; " + o + ": would benchmark patch set 2", 0},
+		{"dry run", Options{Queue: q, Gerrit: client(t, s, s.Password, true)}, n + ": would benchmark patch set 2; " + o + ": would benchmark patch set 2", 0},
 		{"bound 1", Options{Queue: q, MaxStale: 1}, n + ": job duplicate=false; " + o + ": left for the next sweep (at", 1},
 		{"bound 5", Options{Queue: q}, n + ": job duplicate=true; " + o + ": job duplicate=false", 2},
 		{"again", Options{Queue: q}, n + ": job duplicate=true; " + o + ": job duplicate=true", 2},

@@ -68,7 +68,7 @@ func TestFreezeGitHub(t *testing.T) {
 		if step.at == "2014-12-22" {
 			at = openDay
 		}
-		res, err := Run(ctx, &Options{At: at, Offline: true, GitHub: client(step.dryRun), Repo: "owner/repo", DryRun: step.dryRun}, []string{"freeze"})
+		res, err := Run(ctx, &Options{At: at, Offline: true, GitHub: client(step.dryRun), Repo: "owner/repo"}, []string{"freeze"})
 		if err != nil {
 			t.Fatalf("%s: %v", step.name, err)
 		}

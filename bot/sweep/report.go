@@ -14,7 +14,7 @@ import (
 // for a caller that shows it elsewhere too (a GitHub Actions step
 // summary).
 func ReportTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
-	text := Report(s.Freeze, s.Results, s.DryRun)
+	text := Report(s.Freeze, s.Results, s.DryRun())
 	return &TaskResult{Summary: abbrev.FirstLine(text), Report: text}, nil
 }
 

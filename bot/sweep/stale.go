@@ -36,7 +36,7 @@ type StaleChange struct {
 // (serve-bench-failed) on the current one, which would be asked again on
 // every sweep.
 func Stale(cs []review.ChangeMessages) []StaleChange {
-	result, failed := review.Tag(work.Kind("bench")), review.Tag(work.Kind("bench")+"-failed")
+	result, failed := review.Tag(work.ReplyKind("bench")), review.Tag(work.ReplyKind("bench")+"-failed")
 	var out []StaleChange
 	for _, c := range cs {
 		last, current := 0, false
@@ -121,7 +121,7 @@ func StaleTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 	}
 	tr.Summary = fmt.Sprintf("%d stale %s (benchmarked before, not at the current patch set), %d %s %s",
 		len(stale), plural(len(stale), "change", "changes"), asked, s.would("to benchmark", "benchmarked"), where)
-	if s.Queue != nil && !s.DryRun {
+	if s.Queue != nil && !s.DryRun() {
 		dup := 0
 		for _, a := range tr.Actions {
 			if a.Job != nil && a.Job.Duplicate {
@@ -142,7 +142,7 @@ func (s *Sweep) benchOne(ctx context.Context, c StaleChange, a *Action) error {
 	}
 	what := fmt.Sprintf("patch set %d (%s), benchmarked last at patch set %d", c.PatchSet, abbrev.Hash(c.Commit), c.Last)
 	switch {
-	case s.DryRun:
+	case s.DryRun():
 		where := "here"
 		if s.Queue != nil {
 			where = "into the queue"

@@ -7,14 +7,13 @@
 // The freeze is computed once, before the tasks, and every task sees the
 // same answer. A task that fails is recorded and the next one runs; Run's
 // error is then a *FailedError naming the tasks that failed. Every write
-// goes through package review's one write path, so a dry run
-// (Options.DryRun, with clients made with review.Options.DryRun) writes
-// nothing and says what it would do.
+// goes through package review's one write path, so a dry run (clients
+// made with review.Options.DryRun) writes nothing and says what it would
+// do.
 package sweep
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -81,8 +80,7 @@ type Options struct {
 	At      time.Time
 	Offline bool
 
-	// Gerrit is the server swept; nil sweeps no Gerrit. Its
-	// review.Options.DryRun must agree with DryRun.
+	// Gerrit is the server swept; nil sweeps no Gerrit.
 	Gerrit *review.Gerrit
 	// Query narrows the changes swept, in Gerrit's search syntax
 	// ("project:go"); the sweep adds status:open and the branch.
@@ -91,8 +89,7 @@ type Options struct {
 	Limit int
 
 	// GitHub and Repo ("OWNER/REPO") are the GitHub repository whose pull
-	// requests the freeze task labels; nil sweeps no GitHub. Its
-	// review.Options.DryRun must agree with DryRun.
+	// requests the freeze task labels; nil sweeps no GitHub.
 	GitHub *review.GitHub
 	Repo   string
 
@@ -104,11 +101,19 @@ type Options struct {
 	// MaxStale bounds the benchmarks one sweep asks for; 0 is 5.
 	MaxStale int
 
-	// DryRun makes every task say what it would do and write nothing.
-	DryRun bool
-	// Env is where the freeze's live signals find their credentials,
-	// and where the job library logs.
+	// Env is where the job library logs, and Env.Clients the review
+	// clients the freeze's live signals are read with; Gerrit and GitHub
+	// are meant to be of the same set.
 	Env job.Env
+}
+
+// DryRun reports whether the sweep only says what it would do: whether
+// its review clients (Gerrit, GitHub, Env.Clients), which hold the
+// switch, are a dry run's. Then every task writes nothing: each write
+// goes through a client, and the stale task asks for no benchmark.
+func (o *Options) DryRun() bool {
+	return o.Gerrit != nil && o.Gerrit.DryRun() || o.GitHub != nil && o.GitHub.DryRun() ||
+		o.Env.Clients != nil && o.Env.Clients.DryRun()
 }
 
 // A Sweep is one run of the tasks: the options, the freeze computed once,
@@ -192,21 +197,18 @@ func Run(ctx context.Context, o *Options, only []string) (*Result, error) {
 
 // RunTasks is Run with a table of tasks of the caller's.
 func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
-	if (o.Gerrit != nil && o.Gerrit.DryRun() != o.DryRun) || (o.GitHub != nil && o.GitHub.DryRun() != o.DryRun) {
-		return nil, errors.New("sweep: a review client's dry run differs from the sweep's")
-	}
 	st, err := computeFreeze(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sweep{Options: o, Freeze: st}
-	res := &Result{Branch: st.Branch, Freeze: st, Tasks: []*TaskResult{}, Failed: []string{}, DryRun: o.DryRun}
+	res := &Result{Branch: st.Branch, Freeze: st, Tasks: []*TaskResult{}, Failed: []string{}, DryRun: o.DryRun()}
 	for _, t := range tasks {
 		tr, err := t.Run(ctx, s)
 		if tr == nil {
 			tr = &TaskResult{}
 		}
-		tr.Task, tr.DryRun = t.Name, o.DryRun
+		tr.Task, tr.DryRun = t.Name, o.DryRun()
 		if tr.Actions == nil {
 			tr.Actions = []Action{}
 		}
@@ -263,7 +265,7 @@ func (s *Sweep) limit() int {
 
 // would returns dry in a dry run, done otherwise: "would add", "added".
 func (s *Sweep) would(dry, done string) string {
-	if s.DryRun {
+	if s.DryRun() {
 		return dry
 	}
 	return done

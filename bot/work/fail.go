@@ -56,7 +56,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 		return nil, nil
 	}
 	req := job.Request{Steps: []string{job.StepPost}, DryRun: a.Request.DryRun}
-	kind := Kind(a.Command)
+	kind := ReplyKind(a.Command)
 	var where string
 	markdown := false
 	if g := a.Request.GitHub; a.Review.GitHub != nil {
@@ -82,7 +82,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	}
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 	defer cancel()
-	return job.Post(ctx, &req, w.Config, w.Env)
+	return job.Post(ctx, &req, w.Config, w.jobEnv())
 }
 
 // failureText says what failed: a line of patchbot's, then the error in a

@@ -8,7 +8,7 @@
 // It sits beside bot/serve and bot/poll rather than under
 // serve: those two put jobs into the queue, this takes them out, and
 // none of them imports another. Credentials stay in this process (the
-// reply clients, from Env.Getenv); the fetches and the benchmarks run
+// review clients, Env.Clients); the fetches and the benchmarks run
 // without them.
 package work
 
@@ -20,13 +20,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
-	"github.com/patchbot/patchbot/job/run"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -36,13 +36,35 @@ type Worker struct {
 	Areas *Areas
 	// Config is patchbot's configuration; nil is the built-in one.
 	Config *config.Config
-	// Env is where the reply clients' credentials come from (Getenv)
-	// and where the job logs. Env.Runner wraps the benchmarks' processes.
+	// Env is where the job logs, and Env.Clients are the review
+	// clients the worker reads the reviews with and replies with; nil
+	// makes them once, from the configuration and Env.Getenv's
+	// credentials. Env.Runner wraps the benchmarks' processes. The
+	// worker takes Env as it is at its first job.
 	Env job.Env
 	// GitHubURL is where GitHub's repositories are fetched from, as
 	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
 	// directory of bare repositories.
 	GitHubURL string
+
+	once sync.Once
+	env  job.Env // Env, with its Clients
+}
+
+// jobEnv returns the Env of the jobs: Env, with the review clients made
+// once when it has none.
+func (w *Worker) jobEnv() job.Env {
+	w.once.Do(func() {
+		w.env = w.Env
+		if w.env.Clients == nil {
+			cfg := w.Config
+			if cfg == nil {
+				cfg = config.Default()
+			}
+			w.env.Clients = job.NewClients(&cfg.Review, w.env.Getenv, false, w.env.Log)
+		}
+	})
+	return w.env
 }
 
 var _ queue.Handler = (*Worker)(nil).Handle
@@ -60,7 +82,7 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 	req := a.Request // a copy: the queued job stays as it was
 	if slices.Equal(req.Steps, []string{job.StepPost}) {
 		// Help and refusals: a text, posted once by its kind.
-		res, err := job.Post(ctx, &req, w.Config, w.Env)
+		res, err := job.Post(ctx, &req, w.Config, w.jobEnv())
 		if res != nil && len(res.Posts) > 0 {
 			w.record(j, &Output{URL: replyURL(res.Posts)})
 		}
@@ -103,7 +125,7 @@ func final(j *queue.Job, err error) bool {
 // run runs a run job on req, a copy of its request. The result is the
 // job library's when it ran to the end (the reply is posted), even if
 // cleaning up after it failed; nil when it did not.
-func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.Result, error) {
+func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.Result, error) {
 	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
 		return nil, queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
 	}
@@ -122,27 +144,24 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*run.
 	defer co.Close()
 	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 
-	o, err := job.Prepare(ctx, &req, w.Config, w.Env)
-	if err != nil {
-		return nil, classify(err)
-	}
-	o.Kind = Kind(a.Command)
-	o.Note = b.note
+	req.Post.Kind = ReplyKind(a.Command)
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
-	o.Freeze.NoTag = true
-	res, err := run.Run(ctx, *o)
+	req.Freeze.NoTag = true
+	env := w.jobEnv()
+	env.Note = b.note
+	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
 		return nil, classify(err)
 	}
 	return res, classify(co.Close())
 }
 
-// Kind is the kind of a job's reply for a command: "serve-bench",
-// "serve-freeze". One per patch set and kind on Gerrit, one comment per
-// pull request and kind on GitHub; apart from patchbot run's and the
-// freeze hashtag's own messages.
-func Kind(command string) string { return "serve-" + command }
+// ReplyKind is the kind of a job's reply for a command (review.Message):
+// "serve-bench", "serve-freeze". One per patch set and kind on Gerrit,
+// one comment per pull request and kind on GitHub; apart from patchbot
+// run's and the freeze hashtag's own messages.
+func ReplyKind(command string) string { return "serve-" + command }
 
 // A binding is a job's revision, found from the review: what to fetch,
 // and how to say at reply time that a newer one exists.
@@ -152,10 +171,7 @@ type binding struct {
 }
 
 func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*binding, error) {
-	env := w.Env
-	if env.Getenv == nil {
-		env.Getenv = defaultGetenv
-	}
+	clients := w.jobEnv().Clients
 	cfg := w.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -163,11 +179,10 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	if err := checkTarget(a, req, cfg); err != nil {
 		return nil, err
 	}
-	opts := job.ReviewOptions(&cfg.Review, req.DryRun, env.Log)
 	switch {
 	case a.Review.GitHub != nil:
 		pr := *a.Review.GitHub // the request's, as checkTarget checked
-		gh, err := review.NewGitHub(review.GitHubAuthFromEnv(env.Getenv), opts)
+		gh, err := clients.GitHub()
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
 		}
@@ -209,7 +224,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		psn, commit := rev.PatchSet, rev.Commit
 		change := a.Review.Gerrit.Number // the request's, as checkTarget checked
 		server := gerritServer(g, cfg)
-		gc, _, err := job.NewGerrit(server, env.Getenv, opts)
+		gc, err := clients.Gerrit(server)
 		if err != nil {
 			return nil, &job.SetupError{Field: "gerrit", Err: err}
 		}

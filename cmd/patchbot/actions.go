@@ -8,7 +8,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/internal/actions"
-	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -25,7 +25,7 @@ var inActions = map[string]bool{"bench": true, "run": true, "post": true, "sweep
 // errors) and must not be read as workflow commands. Only patchbot's own
 // lines, outside the block, are: the group, and an ::error:: annotation of
 // fixed words when the command fails.
-func runInActions(e *env, gha *actions.Runner, c *command, fs *flag.FlagSet, runFn func(*env, []string) error) int {
+func runInActions(e *env, gha *actions.Runner, c *subcommand, fs *flag.FlagSet, runFn func(*env, []string) error) int {
 	actions.StartGroup(e.stderr, "patchbot "+c.name)
 	inner := *e
 	inner.gha = gha
@@ -90,7 +90,7 @@ func (e *env) setOutputs(kv ...string) error {
 // actionsRun does what run does in GitHub Actions once the job ended: the
 // review message in the step summary, and the outputs frozen and
 // regressions, when the freeze and bench steps ran.
-func (e *env) actionsRun(res *pipeline.Result, threshold float64) error {
+func (e *env) actionsRun(res *job.Result, threshold float64) error {
 	if e.gha == nil || res == nil {
 		return nil
 	}

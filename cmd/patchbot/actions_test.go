@@ -12,7 +12,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/internal/actions"
-	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 )
@@ -45,13 +45,13 @@ func TestActionsRun(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		res  *pipeline.Result
+		res  *job.Result
 		want map[string]string
 	}{
-		{"frozen", &pipeline.Result{Freeze: &freeze.Status{Frozen: true}, Bench: bench, Post: &pipeline.Post{MarkdownMessage: "**frozen** message"}},
+		{"frozen", &job.Result{Freeze: &freeze.Status{Frozen: true}, Bench: bench, Post: &job.PostRecord{MarkdownMessage: "**frozen** message"}},
 			map[string]string{"frozen": "true", "regressions": "0"}},
-		{"open, no bench", &pipeline.Result{Freeze: &freeze.Status{Frozen: false}}, map[string]string{"frozen": "false"}},
-		{"failed at port", &pipeline.Result{}, map[string]string{}},
+		{"open, no bench", &job.Result{Freeze: &freeze.Status{Frozen: false}}, map[string]string{"frozen": "false"}},
+		{"failed at port", &job.Result{}, map[string]string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			gha := testRunner(t)
@@ -72,7 +72,7 @@ func TestActionsRun(t *testing.T) {
 	// result with the sides swapped has regressions.
 	swapped, _ := benchrun.CompareFiles("../../step/benchrun/testdata/codec-new.txt", "../../step/benchrun/testdata/codec-old.txt", nil)
 	gha := testRunner(t)
-	(&env{gha: gha}).actionsRun(&pipeline.Result{Bench: swapped}, 0.05)
+	(&env{gha: gha}).actionsRun(&job.Result{Bench: swapped}, 0.05)
 	if got := readOutputs(t, gha)["regressions"]; got == "0" || got == "" {
 		t.Errorf("regressions of the swapped result = %q, want some", got)
 	}
@@ -82,7 +82,7 @@ func TestActionsRun(t *testing.T) {
 // stderr, the command's stdout and stderr inside stop-commands blocks, the
 // error reported inside, and an annotation of fixed words outside.
 func TestRunInActions(t *testing.T) {
-	c := &command{name: "bench", args: "", setup: nil}
+	c := &subcommand{name: "bench", args: "", setup: nil}
 	for _, jsonOut := range []bool{false, true} {
 		var stdout, stderr bytes.Buffer
 		e := &env{ctx: context.Background(), stdout: &stdout, stderr: &stderr, words: func(s string) string { return s }}

@@ -14,7 +14,7 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
-var cmdBench = &command{
+var cmdBench = &subcommand{
 	name:  "bench",
 	args:  "[flags] [BASE [HEAD]] | -old FILE -new FILE [flags]",
 	short: "compare benchmarks before and after a change, with statistics",

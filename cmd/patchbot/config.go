@@ -8,7 +8,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 )
 
-var cmdConfig = &command{
+var cmdConfig = &subcommand{
 	name:  "config",
 	args:  "[-config FILE] [-json]",
 	short: "check a configuration file and print the configuration in force",

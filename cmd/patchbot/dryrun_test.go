@@ -16,7 +16,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
 
@@ -122,7 +122,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	beforeGerrit, beforeRepo := state()
 
-	const bench = "-bench=" + pipeline.ExampleBench
+	const bench = "-bench=" + job.ExampleBench
 	for _, tt := range []struct {
 		args []string
 		want string // what it says it would do

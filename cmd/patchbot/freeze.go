@@ -14,7 +14,7 @@ import (
 // and workflows can branch on it.
 const exitFrozen = 3
 
-var cmdFreeze = &command{
+var cmdFreeze = &subcommand{
 	name:  "freeze",
 	args:  "[-at DATE] [-branch NAME] [-offline] [-json] [-config FILE] [-change ID -apply [-n] [-gerrit URL]]",
 	short: "say whether the tree is frozen for a release, and tag a change if so",

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-var cmdHelp = &command{
+var cmdHelp = &subcommand{
 	name:  "help",
 	args:  "[command]",
 	short: "show help for patchbot or one of its commands",
@@ -33,7 +33,7 @@ that command's usage, what it does and its flags.`,
 }
 
 // commandHelp returns c's usage line, description and flags.
-func commandHelp(c *command) string {
+func commandHelp(c *subcommand) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: patchbot %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.long))
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)

@@ -28,8 +28,8 @@ const (
 	exitUsage  = 2 // bad flags, arguments or configuration
 )
 
-// A command is one patchbot subcommand.
-type command struct {
+// A subcommand is one of patchbot's commands.
+type subcommand struct {
 	name  string // as typed: "bench"
 	args  string // what follows the name in the usage line: "[flags] [BASE [HEAD]]"
 	short string // one line for 'patchbot help'
@@ -45,10 +45,10 @@ type command struct {
 // commands is the table of subcommands, in the order help lists them: the
 // steps of the job in their order, then the tool's own. Only commands that
 // work are here.
-var commands []*command
+var commands []*subcommand
 
 func init() {
-	commands = []*command{
+	commands = []*subcommand{
 		cmdRun,
 		cmdPort,
 		cmdFreeze,
@@ -62,7 +62,7 @@ func init() {
 	}
 }
 
-func lookup(name string) *command {
+func lookup(name string) *subcommand {
 	for _, c := range commands {
 		if c.name == name {
 			return c
@@ -158,7 +158,7 @@ func run(e *env, args []string) int {
 
 // report prints err, if any, on stderr after the command's name (and the
 // usage, for usage errors) and returns the exit status it calls for.
-func report(e *env, c *command, err error) int {
+func report(e *env, c *subcommand, err error) int {
 	if err == nil {
 		return exitOK
 	}

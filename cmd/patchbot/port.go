@@ -13,7 +13,7 @@ import (
 	"github.com/patchbot/patchbot/step/port"
 )
 
-var cmdPort = &command{
+var cmdPort = &subcommand{
 	name:  "port",
 	args:  "[-repo DIR] [-onto REV] [-branch NAME] [-remap OLD=NEW]... [-fuzz N] [-author A] [-m MSG] [-checkout] [-reject DIR] [-push [-gerrit URL] [-project NAME] [-for BRANCH] [-topic T] [-hashtag H]... [-r EMAIL]... [-cc EMAIL]... [-wip]] [-n] [-json] [-config FILE] PATCH...",
 	short: "turn Mercurial-era patches into Gerrit-ready Git commits",

@@ -10,7 +10,7 @@ import (
 	"github.com/patchbot/patchbot/job"
 )
 
-var cmdPost = &command{
+var cmdPost = &subcommand{
 	name:  "post",
 	args:  "[-gerrit URL] -change ID [-revision REV] | -github OWNER/REPO#N [-kind K] [-result] [-n] [-json] [-config FILE] FILE|-",
 	short: "post a result on a Gerrit change or a GitHub pull request, once",

@@ -10,10 +10,9 @@ import (
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
-	pipeline "github.com/patchbot/patchbot/job/run"
 )
 
-var cmdRun = &command{
+var cmdRun = &subcommand{
 	name:  "run",
 	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",
@@ -135,7 +134,7 @@ section. See docs/run.md.`,
 				env.Progress = e.stderr
 			}
 			if !*jsonOut {
-				env.Report = func(step string, res *pipeline.Result) {
+				env.Report = func(step string, res *job.Result) {
 					// A step's text may hold a library's remedy
 					// (internal/remedy): word it as flags.
 					var b strings.Builder
@@ -143,11 +142,11 @@ section. See docs/run.md.`,
 					io.WriteString(e.stdout, remedy.Word(b.String(), e.words))
 				}
 			}
-			po, err := job.Prepare(e.ctx, req, cfg, env)
-			if err != nil {
+			res, err := job.Run(e.ctx, req, cfg, env)
+			if res == nil {
+				// Refused before anything was done.
 				return jobError(err)
 			}
-			res, err := pipeline.Run(e.ctx, *po)
 			if aerr := e.actionsRun(res, cfg.Bench.Threshold.Fraction()); aerr != nil && err == nil {
 				err = aerr
 			}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
-	pipeline "github.com/patchbot/patchbot/job/run"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -77,7 +77,7 @@ func TestRunGerrit(t *testing.T) {
 	}
 	topic := branch
 	args := []string{"run", "-repo", dir, "-push", "-gerrit", server, "-for", branch, "-topic", topic,
-		"-config", cfg, "-at", "2030-01-15", "-count", "6", "-benchtime", "100x", "-bench", pipeline.ExampleBench, patch}
+		"-config", cfg, "-at", "2030-01-15", "-count", "6", "-benchtime", "100x", "-bench", job.ExampleBench, patch}
 	runRun := func(extra ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	comment "github.com/patchbot/patchbot/bot/command"
+	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/poll"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
@@ -53,7 +53,7 @@ const (
 // directory of bare repositories.
 var serveGitHubURL string
 
-var cmdServe = &command{
+var cmdServe = &subcommand{
 	name:  "serve",
 	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-job-timeout D] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
@@ -196,8 +196,11 @@ type server struct {
 func runServe(e *env, s *server) error {
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	ctx := e.ctx
+	// One set of review clients for the process: the webhook's, the
+	// poller's and the workers'.
+	clients := job.NewClients(&s.cfg.Review, os.Getenv, false, &slogWriter{log: log, msg: "review"})
 
-	trust := comment.Trust{
+	trust := command.Trust{
 		GitHubSelf:    s.githubLogin,
 		GitHubTrusted: s.cfg.Serve.GitHub.Trusted,
 		GerritGroup:   s.cfg.Serve.Gerrit.Group,
@@ -206,7 +209,7 @@ func runServe(e *env, s *server) error {
 	var poller *poll.Poller
 	var store poll.Store // this machine's cursor file
 	if server := s.cfg.Review.Gerrit; server != "" {
-		p, st, self, err := newPoller(s, server, &trust, log)
+		p, st, self, err := newPoller(s, server, &trust, clients)
 		if err != nil {
 			return setupError{err}
 		}
@@ -225,7 +228,7 @@ func runServe(e *env, s *server) error {
 		w := &work.Worker{
 			Areas:     &work.Areas{Root: s.workDir},
 			Config:    s.cfg,
-			Env:       job.Env{Getenv: os.Getenv, Log: &slogWriter{log: log, msg: "job log"}},
+			Env:       job.Env{Getenv: os.Getenv, Log: &slogWriter{log: log, msg: "job log"}, Clients: clients},
 			GitHubURL: serveGitHubURL,
 		}
 		if s.sandbox != nil {
@@ -261,7 +264,7 @@ func runServe(e *env, s *server) error {
 		return q.Stop(sctx)
 	}
 
-	gh, err := review.NewGitHub(review.GitHubAuthFromEnv(os.Getenv), job.ReviewOptions(&s.cfg.Review, false, &slogWriter{log: log, msg: "github"}))
+	gh, err := clients.GitHub()
 	if err != nil {
 		stopQueue()
 		return setupError{err}
@@ -328,18 +331,14 @@ func runServe(e *env, s *server) error {
 // newPoller returns the poller of the Gerrit server and patchbot's own
 // account on it, as far as the credentials say (the user name of
 // PATCHBOT_GERRIT_USER; none for cookies).
-func newPoller(s *server, server string, trust *comment.Trust, log *slog.Logger) (*poll.Poller, poll.Store, []string, error) {
-	auth, err := review.GerritAuthFromEnv(server, os.Getenv)
+func newPoller(s *server, server string, trust *command.Trust, clients *review.Clients) (*poll.Poller, poll.Store, []string, error) {
+	g, err := clients.Gerrit(server)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	var self []string
-	if auth != nil && auth.User != "" {
-		self = []string{auth.User}
-	}
-	g, err := review.NewGerrit(server, auth, job.ReviewOptions(&s.cfg.Review, false, &slogWriter{log: log, msg: "gerrit"}))
-	if err != nil {
-		return nil, nil, nil, err
+	if u := g.User(); u != "" {
+		self = []string{u}
 	}
 	store, err := poll.NewFileStore(s.stateDir, server)
 	if err != nil {
@@ -381,7 +380,7 @@ func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Qu
 	events, err := p.Poll(ctx, func(ctx context.Context, ev *poll.Event) error {
 		var a *queue.Args
 		var err error
-		if ev.Decision.Verdict == comment.Run {
+		if ev.Decision.Verdict == command.Run {
 			a, err = ev.Args()
 		} else {
 			a, err = ev.ReplyArgs()

@@ -630,8 +630,8 @@ func TestServeGitHub5xx(t *testing.T) {
 
 	jobs := f.waitJobs(3, time.Minute)
 	want := map[string]int{ // identity: the attempt it completed on
-		"freeze github:owner/repo#1 @ " + f.head:      2,
-		"help github:owner/repo#2 @ message:21":       2,
+		"freeze github:owner/repo#1 @ " + f.head:       2,
+		"help github:owner/repo#2 @ message:21":        2,
 		"refuse github:owner/repo#3 @ author:stranger": 0, // 1 or 2: the window is time
 	}
 	for id, attempt := range want {

@@ -23,7 +23,7 @@ import (
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
-var cmdSweep = &command{
+var cmdSweep = &subcommand{
 	name:  "sweep",
 	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-branch NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
 	short: "do the periodic chores once: freeze hashtags, stale benchmarks, a report",
@@ -114,22 +114,25 @@ docs/sweep.md.`,
 			if !isGiven(fs, "max-stale") {
 				*maxStale = cfg.Sweep.MaxStale
 			}
+			// The sweep's one set of review clients: its tasks', the
+			// freeze's live signals', the stale benchmarks' run here.
+			clients := job.NewClients(&cfg.Review, os.Getenv, *dryRun, e.log("sweep"))
 			o := &sweep.Options{
 				Config: cfg, Branch: *branch, At: at, Offline: *offline,
-				Query: *query, MaxStale: *maxStale, DryRun: *dryRun,
-				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep")},
+				Query: *query, MaxStale: *maxStale,
+				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients},
 			}
 			server := *gerritURL
 			if server == "" {
 				server = cfg.Review.Gerrit
 			}
 			if server != "" {
-				if o.Gerrit, _, err = job.NewGerrit(server, os.Getenv, job.ReviewOptions(&cfg.Review, *dryRun, e.log("sweep"))); err != nil {
+				if o.Gerrit, err = clients.Gerrit(server); err != nil {
 					return usagef("-gerrit: %v", err)
 				}
 				// Said before anything is read or written, as
 				// freeze -apply does; a dry run writes nothing.
-				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !*dryRun && !slices.Equal(tasks, []string{"report"}) {
+				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !clients.DryRun() && !slices.Equal(tasks, []string{"report"}) {
 					return setupError{fmt.Errorf("%v; nothing was done", err)}
 				}
 			}
@@ -137,16 +140,15 @@ docs/sweep.md.`,
 				if _, err := review.ParsePullRequest(*ghRepo + "#1"); err != nil {
 					return usagef("-github: %q is not a repository like owner/repo", *ghRepo)
 				}
-				auth := review.GitHubAuthFromEnv(os.Getenv)
-				if auth.Token.Reveal() == "" && !*dryRun && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
-					return setupError{fmt.Errorf("-github %s: no token to label its pull requests with: set %s; nothing was done", *ghRepo, review.EnvGitHubToken)}
-				}
-				if o.GitHub, err = review.NewGitHub(auth, job.ReviewOptions(&cfg.Review, *dryRun, e.log("sweep"))); err != nil {
+				if o.GitHub, err = clients.GitHub(); err != nil {
 					return setupError{err}
+				}
+				if !o.GitHub.SignedIn() && !clients.DryRun() && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
+					return setupError{fmt.Errorf("-github %s: no token to label its pull requests with: set %s; nothing was done", *ghRepo, review.EnvGitHubToken)}
 				}
 				o.Repo = *ghRepo
 			}
-			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !*dryRun {
+			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !clients.DryRun() {
 				q, err := queue.Open(e.ctx, *dbURL, &queue.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 				if err != nil {
 					return setupError{err}
@@ -156,7 +158,7 @@ docs/sweep.md.`,
 			} else if *dbURL != "" {
 				o.Queue = noQueue{} // a dry run says "into the queue" and opens nothing
 			} else {
-				o.Work = localWorker(e, cfg, *workDir, *unsafeNoSandbox)
+				o.Work = localWorker(e, cfg, clients, *workDir, *unsafeNoSandbox)
 			}
 			res, err := sweep.Run(e.ctx, o, tasks)
 			if res == nil {
@@ -202,7 +204,7 @@ func (noQueue) Insert(context.Context, *queue.Args) (queue.InsertResult, error) 
 // localWorker returns the handler that runs a stale benchmark here, as
 // serve's worker would: in the sandbox, probed at the first job, unless
 // unsafe.
-func localWorker(e *env, cfg *config.Config, dir string, unsafe bool) queue.Handler {
+func localWorker(e *env, cfg *config.Config, clients *review.Clients, dir string, unsafe bool) queue.Handler {
 	var once sync.Once
 	var w *work.Worker
 	var setupErr error
@@ -216,7 +218,7 @@ func localWorker(e *env, cfg *config.Config, dir string, unsafe bool) queue.Hand
 				}
 				dir = filepath.Join(filepath.Dir(p), "sweep-work")
 			}
-			w = &work.Worker{Areas: &work.Areas{Root: dir}, Config: cfg, Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep")}}
+			w = &work.Worker{Areas: &work.Areas{Root: dir}, Config: cfg, Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients}}
 			sb, err := sandbox.New(ctx, &sandbox.Options{})
 			switch {
 			case err == nil:

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 )
 
-var cmdVersion = &command{
+var cmdVersion = &subcommand{
 	name:  "version",
 	args:  "[-json]",
 	short: "print patchbot's version and the revision it was built from",

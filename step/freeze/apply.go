@@ -79,14 +79,13 @@ func Plan(change string, st *Status, have []string, dryRun bool) *ApplyResult {
 // failed between the two posts again, and review.Gerrit.Post finds the
 // message already there (same kind, text and patch set) instead of
 // doubling it; once the hashtag is set, later runs and later patch sets get
-// no new message. A dry run, asked by dryRun or by g's own
-// review.Options.DryRun, reads the hashtags and reports what it would do,
-// and writes nothing: either switch gives the same result.
-func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dryRun bool) (*ApplyResult, error) {
-	// Without this, a g in a dry run would have its writes skipped one by
-	// one and the result would report the hashtags as they were, as if
-	// the change had been acted on.
-	dryRun = dryRun || g.DryRun()
+// no new message. A dry run, g's (review.Options.DryRun), reads the
+// hashtags and reports what it would do, and writes nothing.
+func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status) (*ApplyResult, error) {
+	// Asked once: otherwise g would skip its writes one by one and the
+	// result would report the hashtags as they were, as if the change
+	// had been acted on.
+	dryRun := g.DryRun()
 	if st.ReleaseBranch {
 		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to changes for it", st.Branch)
 	}
@@ -119,8 +118,8 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status, dry
 // freeze comment (one per pull request, edited in place when the tree
 // reopens), then the labels. As on Gerrit, the labels are the state and
 // are set after the message, so a second run changes nothing.
-func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, st *Status, dryRun bool) (*ApplyResult, error) {
-	dryRun = dryRun || gh.DryRun()
+func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, st *Status) (*ApplyResult, error) {
+	dryRun := gh.DryRun()
 	if st.ReleaseBranch {
 		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to pull requests for it", st.Branch)
 	}

@@ -57,11 +57,7 @@ func (s testServer) reviewWith(t *testing.T, o review.Options) *review.Gerrit {
 // source returns a GerritSource of the test project, signed in.
 func (s testServer) source(t *testing.T) *GerritSource {
 	t.Helper()
-	src, err := NewGerritSource(s.url, s.project, s.auth(), review.Options{Policy: fastPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return NewGerritSource(s.review(t), s.project)
 }
 
 func unique() string {
@@ -186,7 +182,7 @@ func TestApplyAndHashtags(t *testing.T) {
 	}
 
 	// Open, and not waiting: nothing to do.
-	res, err := Apply(ctx, g, change, open, false)
+	res, err := Apply(ctx, g, change, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +191,7 @@ func TestApplyAndHashtags(t *testing.T) {
 	}
 
 	// A dry run reads and writes nothing.
-	res, err = Apply(ctx, g, change, frozen, true)
+	res, err = Apply(ctx, srv.reviewWith(t, review.Options{DryRun: true, Policy: fastPolicy}), change, frozen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,9 +201,9 @@ func TestApplyAndHashtags(t *testing.T) {
 	if have, _ := g.Hashtags(ctx, change, nil, nil); len(have) != 0 || len(freezeMessages(t, srv, change)) != 0 {
 		t.Fatalf("dry run wrote: hashtags %v", have)
 	}
-	// The client's own dry-run switch gives the same answer as Apply's.
+	// The same again, with a log of the writes not done.
 	var log strings.Builder
-	dry, err := Apply(ctx, srv.reviewWith(t, review.Options{DryRun: true, Log: &log, Policy: fastPolicy}), change, frozen, false)
+	dry, err := Apply(ctx, srv.reviewWith(t, review.Options{DryRun: true, Log: &log, Policy: fastPolicy}), change, frozen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +216,7 @@ func TestApplyAndHashtags(t *testing.T) {
 
 	wantFrozen := "The tree is frozen for Go 1.4 since 2014-09-01 (calendar); it is expected to reopen around 2014-12-10. This change is tagged wait-release until then."
 	for i := range 2 {
-		res, err = Apply(ctx, g, change, frozen, false)
+		res, err = Apply(ctx, g, change, frozen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +249,7 @@ func TestApplyAndHashtags(t *testing.T) {
 	}
 
 	for i := range 2 {
-		res, err = Apply(ctx, g, change, open, false)
+		res, err = Apply(ctx, g, change, open)
 		if err != nil {
 			t.Fatal(err)
 		}

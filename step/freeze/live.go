@@ -28,15 +28,10 @@ type GerritSource struct {
 	Filter string
 }
 
-// NewGerritSource returns the GerritSource of project on the server at
-// serverURL, signed in with auth, as review.GerritAuthFromEnv returns it;
-// nil auth reads anonymously.
-func NewGerritSource(serverURL, project string, auth *review.GerritAuth, opts review.Options) (*GerritSource, error) {
-	g, err := review.NewGerrit(serverURL, auth, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &GerritSource{Gerrit: g, Project: project}, nil
+// NewGerritSource returns the GerritSource of project on the server g
+// reads.
+func NewGerritSource(g *review.Gerrit, project string) *GerritSource {
+	return &GerritSource{Gerrit: g, Project: project}
 }
 
 // A GitHubSource is a GitHub repository read for live signals: the open
@@ -49,50 +44,41 @@ type GitHubSource struct {
 	Repo   string // go
 }
 
-// NewGitHubSource returns the GitHubSource of repo (OWNER/REPO) with the
-// API URL and token of auth (review.GitHubAuthFromEnv); auth may be nil.
-func NewGitHubSource(repo string, auth *review.GitHubAuth, opts review.Options) (*GitHubSource, error) {
+// NewGitHubSource returns the GitHubSource of repo (OWNER/REPO), read
+// with gh.
+func NewGitHubSource(repo string, gh *review.GitHub) (*GitHubSource, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("%q is not a repository like golang/go", repo)
 	}
-	gh, err := review.NewGitHub(auth, opts)
-	if err != nil {
-		return nil, err
-	}
 	return &GitHubSource{GitHub: gh, Owner: owner, Repo: name}, nil
 }
 
-// AddLive adds to s the live sources that c names, with the credentials
-// getenv gives (review.GerritAuthFromEnv, review.GitHubAuthFromEnv: Gerrit
-// user and HTTP password or ~/.gitcookies, GITHUB_TOKEN and
-// GITHUB_API_URL). gerritURL, if not "", replaces c.Gerrit: a command
-// acting on a change of one server reads that server's signals. With
-// s.Offline, the sources are added but Check does not read them.
-func (s *Sources) AddLive(c *config.FreezeLive, gerritURL string, getenv func(string) string) error {
+// AddLive adds to s the live sources that c names, read with the
+// process's review clients (their credentials, retries and timeouts).
+// gerritURL, if not "", replaces c.Gerrit: a command acting on a change of
+// one server reads that server's signals. With s.Offline, the sources are
+// added but Check does not read them.
+func (s *Sources) AddLive(c *config.FreezeLive, gerritURL string, clients *review.Clients) error {
 	server := c.Gerrit
 	if gerritURL != "" {
 		server = gerritURL
 	}
 	if server != "" {
-		u, err := review.CheckServerURL(server)
+		g, err := clients.Gerrit(server)
 		if err != nil {
 			return err
 		}
-		auth, err := review.GerritAuthFromEnv(u, getenv)
-		if err != nil {
-			return err
-		}
-		if s.Gerrit, err = NewGerritSource(u, c.Project, auth, review.Options{}); err != nil {
-			return err
-		}
+		s.Gerrit = NewGerritSource(g, c.Project)
 	}
 	if c.GitHub != "" {
-		gh, err := NewGitHubSource(c.GitHub, review.GitHubAuthFromEnv(getenv), review.Options{})
+		gh, err := clients.GitHub()
 		if err != nil {
 			return err
 		}
-		s.GitHub = gh
+		if s.GitHub, err = NewGitHubSource(c.GitHub, gh); err != nil {
+			return err
+		}
 	}
 	s.Downloads = c.Downloads
 	if c.Timeout > 0 {

@@ -178,7 +178,11 @@ func newFakeGitHub(t *testing.T, token string, o review.Options) (*reviewtest.Gi
 	if o.Policy.Attempts == 0 {
 		o.Policy = fastPolicy
 	}
-	src, err := NewGitHubSource("golang/go", &review.GitHubAuth{APIURL: gh.URL, Token: review.Secret(token)}, o)
+	client, err := review.NewGitHub(&review.GitHubAuth{APIURL: gh.URL, Token: review.Secret(token)}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewGitHubSource("golang/go", client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +352,7 @@ func TestAddLive(t *testing.T) {
 	live := config.Default().Freeze.Live
 	env := map[string]string{"GITHUB_API_URL": "http://127.0.0.1:9/api/v3", "GITHUB_TOKEN": "ghp_x", "HOME": t.TempDir()}
 	s := defaultSources(t)
-	if err := s.AddLive(&live, "", func(k string) string { return env[k] }); err != nil {
+	if err := s.AddLive(&live, "", review.NewClients(func(k string) string { return env[k] }, review.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	if s.Gerrit == nil || s.Gerrit.Gerrit.URL() != "https://go-review.googlesource.com" || s.Gerrit.Project != "go" || s.Gerrit.Gerrit.CheckAuth("") == nil {
@@ -364,7 +368,7 @@ func TestAddLive(t *testing.T) {
 
 	// -gerrit replaces the configuration's server, with its credentials.
 	env["PATCHBOT_GERRIT_USER"], env["PATCHBOT_GERRIT_PASSWORD"] = "gopher", "pw"
-	if err := s.AddLive(&live, "http://127.0.0.1:8080/", func(k string) string { return env[k] }); err != nil {
+	if err := s.AddLive(&live, "http://127.0.0.1:8080/", review.NewClients(func(k string) string { return env[k] }, review.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	if s.Gerrit.Gerrit.URL() != "http://127.0.0.1:8080" || s.Gerrit.Gerrit.CheckAuth("") != nil {
@@ -372,7 +376,7 @@ func TestAddLive(t *testing.T) {
 	}
 
 	env["GITHUB_API_URL"] = "https://me:pw@github.example.com/api/v3"
-	if err := s.AddLive(&live, "", func(k string) string { return env[k] }); err == nil || strings.Contains(err.Error(), "pw@") {
+	if err := s.AddLive(&live, "", review.NewClients(func(k string) string { return env[k] }, review.Options{})); err == nil || strings.Contains(err.Error(), "pw@") {
 		t.Errorf("GITHUB_API_URL with credentials: err = %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func (g *GitHub) PermissionLevel(ctx context.Context, owner, repo, login string)
 	var level *github.RepositoryPermissionLevel
 	err := g.opts.retryRead(ctx, g.server(), target, op, classifyGitHub, gitHubPermissionHint, func(ctx context.Context) error {
 		var err error
-		level, _, err = g.client.Repositories.GetPermissionLevel(ctx, owner, repo, login)
+		level, _, err = g.client().Repositories.GetPermissionLevel(ctx, owner, repo, login)
 		return err
 	})
 	if err != nil {
@@ -176,7 +176,7 @@ func (g *GitHub) PullRequestHead(ctx context.Context, pr PullRequest) (PullReque
 	var p *github.PullRequest
 	err := g.opts.retryRead(ctx, g.server(), target, op, classifyGitHub, gitHubReadHint, func(ctx context.Context) error {
 		var err error
-		p, _, err = g.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+		p, _, err = g.client().PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
 		return err
 	})
 	if err != nil {

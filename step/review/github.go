@@ -19,10 +19,11 @@ import (
 
 // A GitHub posts comments on GitHub pull requests.
 type GitHub struct {
-	api    string // the API's base URL, with a trailing slash
-	auth   *GitHubAuth
-	client *github.Client
-	opts   Options
+	api  string // the API's base URL, with a trailing slash
+	base *url.URL
+	auth *GitHubAuth
+	http *http.Client // with the token, if any
+	opts Options
 
 	// StepSummary, if set, is the file GitHub Actions shows as the step's
 	// summary (GITHUB_STEP_SUMMARY); each post appends its text there too.
@@ -35,18 +36,53 @@ func NewGitHub(auth *GitHubAuth, opts Options) (*GitHub, error) {
 	if auth == nil {
 		auth = &GitHubAuth{}
 	}
-	c := github.NewClient(opts.httpClient())
+	hc := opts.httpClient()
+	if auth.Token.isSet() {
+		hc.Transport = &tokenTransport{token: auth.Token, next: hc.Transport}
+	}
+	g := &GitHub{auth: auth, http: hc, opts: opts}
+	g.base = g.client().BaseURL
 	if auth.APIURL != "" {
 		u, err := CheckServerURL(auth.APIURL)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", EnvGitHubAPIURL, err)
 		}
-		c.BaseURL, _ = url.Parse(u + "/")
+		g.base, _ = url.Parse(u + "/")
 	}
-	if auth.Token.isSet() {
-		c = c.WithAuthToken(auth.Token.Reveal())
+	g.api = g.base.String()
+	return g, nil
+}
+
+// client returns a go-github client for one request. A GitHub is shared
+// by a process's users (Clients), and go-github's client remembers the
+// rate limits it was told of and refuses requests itself until they
+// reset: one request's rate limit, or another user's, would then stop
+// requests that the server would answer. So each request asks the
+// server, and the server's answer (Retry-After, the reset) says how long
+// to wait.
+func (g *GitHub) client() *github.Client {
+	c := github.NewClient(g.http)
+	if g.base != nil {
+		c.BaseURL = g.base
 	}
-	return &GitHub{api: c.BaseURL.String(), auth: auth, client: c, opts: opts}, nil
+	return c
+}
+
+// A tokenTransport signs each request in with the token, as go-github's
+// WithAuthToken does.
+type tokenTransport struct {
+	token Secret
+	next  http.RoundTripper // nil: http.DefaultTransport
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+t.token.Reveal())
+	return next.RoundTrip(req)
 }
 
 // A PullRequest names a pull request: OWNER/REPO#NUMBER.
@@ -127,7 +163,7 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 		res.Action = Updated
 		fn = func(ctx context.Context) error {
 			// Editing is idempotent: a lost answer needs no look first.
-			c, _, err := g.client.Issues.EditComment(ctx, pr.Owner, pr.Repo, old.GetID(), &github.IssueComment{Body: &body})
+			c, _, err := g.client().Issues.EditComment(ctx, pr.Owner, pr.Repo, old.GetID(), &github.IssueComment{Body: &body})
 			if err == nil {
 				res.URL = c.GetHTMLURL()
 			}
@@ -155,12 +191,12 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 						return nil
 					}
 					res.Action = Updated
-					_, _, err = g.client.Issues.EditComment(ctx, pr.Owner, pr.Repo, c.GetID(), &github.IssueComment{Body: &body})
+					_, _, err = g.client().Issues.EditComment(ctx, pr.Owner, pr.Repo, c.GetID(), &github.IssueComment{Body: &body})
 					return err
 				}
 			}
 			sent = true
-			c, _, err := g.client.Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &github.IssueComment{Body: &body})
+			c, _, err := g.client().Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &github.IssueComment{Body: &body})
 			if err == nil {
 				res.URL = c.GetHTMLURL()
 			}
@@ -198,7 +234,7 @@ func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bo
 		var resp *github.Response
 		list := func(ctx context.Context) error {
 			var err error
-			cs, resp, err = g.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+			cs, resp, err = g.client().Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
 			return err
 		}
 		var err error
@@ -291,7 +327,7 @@ type Milestone struct {
 func (g *GitHub) OpenMilestones(ctx context.Context, owner, repo string) ([]Milestone, error) {
 	opt := &github.MilestoneListOptions{State: "open", ListOptions: github.ListOptions{PerPage: 100}}
 	ms, err := listAll(ctx, g, owner, repo, "listing the open milestones", &opt.ListOptions, func(ctx context.Context) ([]*github.Milestone, *github.Response, error) {
-		return g.client.Issues.ListMilestones(ctx, owner, repo, opt)
+		return g.client().Issues.ListMilestones(ctx, owner, repo, opt)
 	})
 	if err != nil {
 		return nil, err
@@ -330,7 +366,7 @@ func (g *GitHub) issues(ctx context.Context, owner, repo string, q IssueQuery, p
 		opt.Milestone = strconv.Itoa(q.Milestone)
 	}
 	is, err := listAll(ctx, g, owner, repo, "listing the issues", &opt.ListOptions, func(ctx context.Context) ([]*github.Issue, *github.Response, error) {
-		return g.client.Issues.ListByRepo(ctx, owner, repo, opt)
+		return g.client().Issues.ListByRepo(ctx, owner, repo, opt)
 	})
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func (g *GitHub) Labels(ctx context.Context, pr PullRequest, add, remove []strin
 	var have []string
 	opt := &github.ListOptions{PerPage: 100}
 	ls, err := listAll(ctx, g, pr.Owner, pr.Repo, "reading the labels of #"+fmt.Sprint(pr.Number), opt, func(ctx context.Context) ([]*github.Label, *github.Response, error) {
-		return g.client.Issues.ListLabelsByIssue(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		return g.client().Issues.ListLabelsByIssue(ctx, pr.Owner, pr.Repo, pr.Number, opt)
 	})
 	if err != nil {
 		return nil, err
@@ -58,13 +58,13 @@ func (g *GitHub) Labels(ctx context.Context, pr PullRequest, add, remove []strin
 	_, err = g.opts.write(ctx, what, func(ctx context.Context) error {
 		_, err := g.retry(ctx, target, "setting labels", func(ctx context.Context) error {
 			for _, l := range out {
-				resp, err := g.client.Issues.RemoveLabelForIssue(ctx, pr.Owner, pr.Repo, pr.Number, l)
+				resp, err := g.client().Issues.RemoveLabelForIssue(ctx, pr.Owner, pr.Repo, pr.Number, l)
 				if err != nil && !(resp != nil && resp.StatusCode == 404) { // gone already: a lost answer
 					return err
 				}
 			}
 			if len(in) > 0 {
-				_, _, err := g.client.Issues.AddLabelsToIssue(ctx, pr.Owner, pr.Repo, pr.Number, in)
+				_, _, err := g.client().Issues.AddLabelsToIssue(ctx, pr.Owner, pr.Repo, pr.Number, in)
 				return err
 			}
 			return nil

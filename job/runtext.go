@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func (r *Result) writeBench(b *bytes.Buffer) error {
 
 // writeText writes the post step: the push, the hashtags, each post, and
 // the message when it was not posted.
-func (p *Post) writeText(b *bytes.Buffer) error {
+func (p *PostRecord) writeText(b *bytes.Buffer) error {
 	fmt.Fprintf(b, "\n== post\n")
 	if p.Push != nil {
 		if err := p.Push.WriteText(b, ""); err != nil {
@@ -105,7 +105,7 @@ func (p *Post) writeText(b *bytes.Buffer) error {
 
 // writeHashtags writes what the post step did to the change's hashtags
 // for the freeze, if anything.
-func (p *Post) writeHashtags(b *bytes.Buffer) error {
+func (p *PostRecord) writeHashtags(b *bytes.Buffer) error {
 	h := p.Hashtags
 	if h == nil || len(h.Add)+len(h.Remove) == 0 {
 		return nil

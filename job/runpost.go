@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func (r *runner) post(ctx context.Context) error {
 	if kind == "" {
 		kind = MessageKind
 	}
-	p := &Post{
+	p := &PostRecord{
 		Message: Compose(r.res, benchrun.Gerrit),
 		Posts:   []*review.PostResult{},
 	}

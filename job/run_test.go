@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/port"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 func init() {
@@ -72,29 +73,29 @@ func TestRunSteps(t *testing.T) {
 	tests := []struct {
 		name      string
 		repo      bool // the example's base as the user's repository
-		opts      Options
+		opts      plan
 		wantSteps []string
 		wantErr   string // the failing step's error, "step: ..."
 		branch    bool   // the user's repository gets the port's branch
 		scratch   bool   // the result names a scratch directory
 	}{
-		{name: "example", opts: Options{Bench: quick},
+		{name: "example", opts: plan{Bench: quick},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, scratch: true},
-		{name: "repo", repo: true, opts: Options{Inputs: patch, Bench: quick},
+		{name: "repo", repo: true, opts: plan{Inputs: patch, Bench: quick},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, branch: true},
-		{name: "dry run", repo: true, opts: Options{Inputs: patch, Bench: quick, DryRun: true},
+		{name: "dry run", repo: true, opts: plan{Inputs: patch, Bench: quick, clients: review.NewClients(nil, review.Options{DryRun: true})},
 			wantSteps: []string{StepPort, StepFreeze, StepBench, StepPost}, scratch: true},
-		{name: "bench fails", repo: true, opts: Options{Inputs: patch, Bench: benchrun.Options{Count: 1, Benchtime: "1x", Bench: "NoSuchBenchmark"}},
+		{name: "bench fails", repo: true, opts: plan{Inputs: patch, Bench: benchrun.Options{Count: 1, Benchtime: "1x", Bench: "NoSuchBenchmark"}},
 			wantSteps: []string{StepPort, StepFreeze}, wantErr: `bench: no benchmark matched {bench.bench} "NoSuchBenchmark"`, branch: true},
-		{name: "patch does not apply", repo: true, opts: Options{Inputs: []port.Input{{Name: "bad.patch", Data: []byte(strings.Replace(string(example.Patch()), "case int16, *int16", "case int16, *int17", 1))}}},
+		{name: "patch does not apply", repo: true, opts: plan{Inputs: []port.Input{{Name: "bad.patch", Data: []byte(strings.Replace(string(example.Patch()), "case int16, *int16", "case int16, *int17", 1))}}},
 			wantErr: "port: bad.patch: changeset 1"},
-		{name: "patches need a repository", opts: Options{Inputs: patch},
+		{name: "patches need a repository", opts: plan{Inputs: patch},
 			wantErr: "port: patches need a repository to port onto"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.opts
-			o.Freeze = Freeze{Sources: sources(t), At: time.Date(2014, 11, 6, 12, 0, 0, 0, time.UTC)}
+			o.Freeze = freezePlan{Sources: sources(t), At: time.Date(2014, 11, 6, 12, 0, 0, 0, time.UTC)}
 			var dir, before string
 			if tt.repo {
 				dir = t.TempDir()
@@ -106,7 +107,7 @@ func TestRunSteps(t *testing.T) {
 			}
 			var steps []string
 			o.Report = func(step string, res *Result) { steps = append(steps, step) }
-			res, err := Run(ctx, o)
+			res, err := runPlan(ctx, o)
 			if tt.wantErr != "" {
 				var se *StepError
 				if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), tt.wantErr) {
@@ -157,7 +158,7 @@ func TestKeep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs benchmarks")
 	}
-	res, err := Run(context.Background(), Options{Keep: true, Freeze: Freeze{Sources: sources(t)}, Bench: benchrun.Options{Count: 1, Benchtime: "1x"}})
+	res, err := runPlan(context.Background(), plan{Keep: true, Freeze: freezePlan{Sources: sources(t)}, Bench: benchrun.Options{Count: 1, Benchtime: "1x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +194,7 @@ func TestChangeTriplet(t *testing.T) {
 // TestCompose checks the message on saved results of the example: the
 // story in words before the tables, in both formats.
 func TestCompose(t *testing.T) {
-	b, err := benchrun.CompareFiles("../../step/benchrun/testdata/codec-old.txt", "../../step/benchrun/testdata/codec-new.txt", nil)
+	b, err := benchrun.CompareFiles("../step/benchrun/testdata/codec-old.txt", "../step/benchrun/testdata/codec-new.txt", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestCompose(t *testing.T) {
 // TestFreezeDefaultSources checks that the freeze step, given no sources,
 // answers from the built-in calendar, offline, as Freeze.Sources says.
 func TestFreezeDefaultSources(t *testing.T) {
-	r := &runner{opts: Options{Freeze: Freeze{At: time.Date(2014, 11, 6, 12, 0, 0, 0, time.UTC)}}, res: &Result{}}
+	r := &runner{opts: plan{Freeze: freezePlan{At: time.Date(2014, 11, 6, 12, 0, 0, 0, time.UTC)}}, res: &Result{}}
 	if err := r.freeze(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestRunInterrupted(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			timer := time.AfterFunc(after, func() { cancel(errors.New("interrupt signal received")) })
 			defer timer.Stop()
-			_, err := Run(ctx, Options{Freeze: Freeze{Sources: sources(t)}, Bench: benchrun.Options{Count: 2, Benchtime: "1x"}})
+			_, err := runPlan(ctx, plan{Freeze: freezePlan{Sources: sources(t)}, Bench: benchrun.Options{Count: 2, Benchtime: "1x"}})
 			if err == nil {
 				t.Fatal("Run succeeded after an interrupt")
 			}

@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"strings"
@@ -50,23 +50,23 @@ func TestWriteStep(t *testing.T) {
 			"\n== bench: ./codec ./x, 5 runs per side of 100ms, 1m1s\n" + bench.String(benchrun.Benchcmp)},
 		{"bench, nothing", StepBench, &Result{NoBench: "the patch touches no package with benchmarks"},
 			"\n== bench\nnothing to run: the patch touches no package with benchmarks\n"},
-		{"post, printed", StepPost, &Result{Post: &Post{Message: msg, Printed: true, Posts: []*review.PostResult{}}},
+		{"post, printed", StepPost, &Result{Post: &PostRecord{Message: msg, Printed: true, Posts: []*review.PostResult{}}},
 			"\n== post\nno review target ({gerrit.push}, {gerrit.change} or {github}); the message it would post:\n" +
 				"    The tree is frozen.\n\n    WriteInts 1.51x\n"},
-		{"post, dry run push", StepPost, &Result{Post: &Post{
+		{"post, dry run push", StepPost, &Result{Post: &PostRecord{
 			Message: msg, Printed: true,
 			Push:     &review.PushResult{Remote: "http://gerrit/a/p", Ref: "refs/for/master", Commit: pr.Head, DryRun: true},
-			Hashtags: &Hashtags{Change: "p~master~I1", Frozen: true, Add: []string{freeze.WaitRelease}, Message: "Frozen.", DryRun: true},
+			Hashtags: &freeze.ApplyResult{Change: "p~master~I1", Frozen: true, Add: []string{freeze.WaitRelease}, Message: "Frozen.", DryRun: true},
 		}}, "\n== post\ndry run: would push 0123456789ab to http://gerrit/a/p as refs/for/master\n" +
 			"dry run: would set hashtags on p~master~I1: add wait-release\n" +
 			"dry run: would post the freeze message:\n    Frozen.\n" +
 			"dry run: nothing was pushed, so there is no change to post to; the message it would post:\n" +
 			"    The tree is frozen.\n\n    WriteInts 1.51x\n"},
-		{"post, posted", StepPost, &Result{Post: &Post{
+		{"post, posted", StepPost, &Result{Post: &PostRecord{
 			Message: msg, MarkdownMessage: md,
 			Push: &review.PushResult{Remote: "http://gerrit/a/p", Ref: "refs/for/master", Commit: pr.Head,
 				Changes: []review.PushedChange{{URL: "http://gerrit/c/p/+/12", Subject: "codec: fast path", New: true}}},
-			Hashtags: &Hashtags{Change: "p~master~I1", Frozen: true, Add: []string{freeze.WaitRelease}, Remove: []string{"ex-wait-release"}, Message: "Frozen.",
+			Hashtags: &freeze.ApplyResult{Change: "p~master~I1", Frozen: true, Add: []string{freeze.WaitRelease}, Remove: []string{"ex-wait-release"}, Message: "Frozen.",
 				Post: &review.PostResult{Server: "gerrit", URL: "http://gerrit/c/p/+/12", Change: "p~master~I1", PatchSet: 1, Kind: freeze.MessageKind, Action: review.Posted}},
 			Posts: []*review.PostResult{
 				{Server: "gerrit", URL: "http://gerrit/c/p/+/12", Change: "p~master~I1", PatchSet: 1, Kind: MessageKind, Action: review.Posted},

@@ -1,4 +1,4 @@
-package run
+package job
 
 import (
 	"context"
@@ -8,8 +8,9 @@ import (
 	"github.com/patchbot/patchbot/step/freeze"
 )
 
-// Freeze says where the freeze step looks, for which branch, and when.
-type Freeze struct {
+// A freezePlan says where the whole job's freeze step looks, for which
+// branch, and when; or the answer, found before the job began.
+type freezePlan struct {
 	// Sources are the freeze's sources; the built-in configuration's,
 	// offline (calendar and rule), when nil.
 	Sources *freeze.Sources
@@ -20,19 +21,18 @@ type Freeze struct {
 	// does not tag the change, nor get freeze's own message beside the
 	// reply.
 	NoTag bool
+	// Status, when set, is the answer: the step reports it.
+	Status *freeze.Status
 }
-
-// A FreezeResult is the freeze step's answer.
-type FreezeResult = freeze.Status
-
-// Hashtags is what the post step did to the change's hashtags for the
-// freeze: wait-release added while the branch is frozen.
-type Hashtags = freeze.ApplyResult
 
 // freeze is the second step: whether the branch the change is for is
 // frozen at the moment asked.
 func (r *runner) freeze(ctx context.Context) error {
 	f := r.opts.Freeze
+	if f.Status != nil {
+		r.res.Freeze = f.Status
+		return nil
+	}
 	if f.Branch == "" {
 		f.Branch = "master"
 	}
@@ -55,7 +55,7 @@ func (r *runner) freeze(ctx context.Context) error {
 }
 
 // freezeLine returns the freeze status in a sentence, or "".
-func freezeLine(st *FreezeResult) string {
+func freezeLine(st *freeze.Status) string {
 	if st == nil {
 		return ""
 	}
@@ -65,11 +65,11 @@ func freezeLine(st *FreezeResult) string {
 // applyFreeze tags the change wait-release while its branch is frozen (and
 // swaps the tag for ex-wait-release once it reopens), with freeze's own
 // message, once: freeze.Apply reads the hashtags first. A release branch
-// takes no tag, nor a change with Freeze.NoTag.
-func (r *runner) applyFreeze(ctx context.Context, change string) (*Hashtags, error) {
+// takes no tag, nor a change with Request.Freeze.NoTag.
+func (r *runner) applyFreeze(ctx context.Context, change string) (*freeze.ApplyResult, error) {
 	st := r.res.Freeze
 	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
 		return nil, nil
 	}
-	return freeze.Apply(ctx, r.opts.Gerrit, change, st, r.opts.DryRun)
+	return freeze.Apply(ctx, r.opts.Gerrit, change, st)
 }
