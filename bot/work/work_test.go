@@ -222,6 +222,7 @@ func benchJob(n int, head string) *queue.Job {
 		Review: review.GitHubTarget(review.PullRequest{Owner: "owner", Repo: "repo", Number: n}), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
+			Branch: "master", // the base, as the webhook read it
 			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
 			GitHub: &job.GitHub{PullRequest: pr, HeadSHA: head},
 		},
@@ -248,6 +249,11 @@ func TestGitHub(t *testing.T) {
 		t.Errorf("Handle changed the queued request: %+v", j.Args.Request)
 	}
 	checkOutput(t, j, cs[0].HTMLURL, true)
+	// The base branch came with the job, as the webhook read it: the
+	// pull request was read once, for the note on a newer head.
+	if n := s.fake.Count("GET /api/v3/repos/owner/repo/pulls/1"); n != 1 {
+		t.Errorf("the pull request was read %d times, want once: %q", n, s.fake.Requests())
+	}
 
 	// A redelivery after a crash: the same comment, never a second.
 	if err := s.w.Handle(ctx, j); err != nil {
@@ -283,6 +289,25 @@ func TestGitHub(t *testing.T) {
 	}
 	if refs := git(t, dir, "for-each-ref", "refs/patchbot"); refs != "" {
 		t.Errorf("job refs left: %s", refs)
+	}
+}
+
+// TestGitHubReadsBase: a job queued without the base branch (by an
+// older serve) reads it from the pull request, and runs as the others do.
+func TestGitHubReadsBase(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	j := benchJob(1, s.head)
+	j.Args.Request.Branch = ""
+	if err := s.w.Handle(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.Contains(cs[0].Body, "old ns/op") {
+		t.Fatalf("want one comment with the table, got %+v", cs)
+	}
+	// Once for the base, once for the note on a newer head.
+	if n := s.fake.Count("GET /api/v3/repos/owner/repo/pulls/1"); n != 2 {
+		t.Errorf("the pull request was read %d times, want twice: %q", n, s.fake.Requests())
 	}
 }
 

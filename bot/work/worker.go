@@ -186,24 +186,26 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
 		}
-		head, err := gh.PullRequestHead(ctx, pr)
-		if err != nil {
-			return nil, err
+		// The webhook keeps the base branch it read with the head
+		// (job.Request.Branch); a job queued without it reads it here.
+		if req.Branch == "" {
+			head, err := gh.PullRequestHead(ctx, pr)
+			if err != nil {
+				return nil, err
+			}
+			req.Branch = head.Base
 		}
 		base := w.GitHubURL
 		if base == "" {
 			base = "https://github.com"
 		}
 		bound := a.Revision
-		if req.Branch == "" {
-			req.Branch = head.Base
-		}
 		return &binding{
 			src: Source{
 				URL:        strings.TrimSuffix(base, "/") + "/" + pr.Owner + "/" + pr.Repo,
 				Ref:        "refs/pull/" + strconv.Itoa(pr.Number) + "/head",
 				Commit:     bound,
-				BaseBranch: head.Base,
+				BaseBranch: req.Branch,
 			},
 			note: func(ctx context.Context) (string, error) {
 				now, err := gh.PullRequestHead(ctx, pr)
