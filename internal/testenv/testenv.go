@@ -59,8 +59,8 @@ func (c Component) Required() bool { return os.Getenv(c.RequireVar()) != "" }
 // UsesVar names the file where tests record the components they ran against.
 const UsesVar = "PATCHBOT_TEST_USES"
 
-// A T is what Need needs of a test: *testing.T and *testing.B, or a
-// testscript script's TestScript through Script.
+// A T is what Need needs of a test: a *testing.T or *testing.B, or the
+// testscript.T a script runs under (cmd/patchbot's need command).
 type T interface {
 	Helper()
 	Name() string
