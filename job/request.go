@@ -177,6 +177,10 @@ type GitHub struct {
 	// HeadSHA, when set, is the commit the job was asked for: the
 	// pull request's head when the command was written.
 	HeadSHA string `json:"head_sha,omitempty"`
+	// CloneURL, when set, is the git URL the pull request is fetched
+	// from, as GitHub named it (review.PullRequestHead.CloneURL); a
+	// queued job without it reads it from GitHub.
+	CloneURL string `json:"clone_url,omitempty"`
 }
 
 // A FieldError is a Request that is not valid, found before anything was
@@ -340,4 +344,16 @@ func (p *PortSettings) validate() error {
 		return fieldError("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
 	}
 	return nil
+}
+
+// ParseAt parses a moment as the commands take it (Request.At, -at): a day
+// like 2014-11-06 (its start, UTC), or an RFC 3339 time.
+func ParseAt(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date like 2014-11-06 (or a time like 2014-11-06T15:04:05Z)", s)
 }

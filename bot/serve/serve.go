@@ -33,7 +33,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
-	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -79,13 +79,6 @@ type GitHub interface {
 
 var _ GitHub = (*review.GitHub)(nil)
 
-// A Result is what a finished job left, for the status endpoints.
-type Result struct {
-	URL   string           // the reply on the review; "" when unknown
-	Bench *benchrun.Result // for a bench job, its comparison; nil otherwise
-	Note  string           // what is left out of it, if anything
-}
-
 // Config configures a Handler.
 type Config struct {
 	// Secret is the webhook's secret: every delivery must be signed with
@@ -100,12 +93,11 @@ type Config struct {
 	// GitHub is read for the author's permission and the pull request's
 	// head commit.
 	GitHub GitHub
-	// Results, if set, returns what a finished job (completed,
-	// cancelled or discarded) left (nil, nil: nothing); the status page
-	// shows a bench job's table and plot from it. The workers record
-	// what a job left in the queue (work.Output), and patchbot serve
-	// reads it from there.
-	Results func(ctx context.Context, j queue.JobInfo) (*Result, error)
+	// Results returns what a finished job (completed, cancelled or
+	// discarded) left (nil, nil: nothing); the status page shows a bench
+	// job's table and plot from it. nil reads what the workers recorded
+	// with the job in the queue, whichever process ran it (work.Output).
+	Results func(ctx context.Context, j queue.JobInfo) (*work.Output, error)
 	// Logger receives one line per delivery and per failed request; nil
 	// discards them.
 	Logger *slog.Logger
@@ -159,6 +151,9 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Results == nil {
+		cfg.Results = func(_ context.Context, j queue.JobInfo) (*work.Output, error) { return work.ReadOutput(j.Output()) }
 	}
 	cfg.Secret = append([]byte(nil), cfg.Secret...)
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,

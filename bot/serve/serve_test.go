@@ -414,6 +414,8 @@ func TestIgnored(t *testing.T) {
 // new command a new job.
 func TestEndToEnd(t *testing.T) {
 	e := newEnv(t, true, nil)
+	const clone = "https://github.com/gopher/codec.git"
+	e.gh.SetCloneURL(clone)
 	if w := e.serve(request("d-ping", "ping", []byte(`{"zen":"Design for failure.","hook_id":1}`))); w.Code != 200 {
 		t.Fatalf("ping: %d %s", w.Code, w.Body)
 	}
@@ -432,7 +434,7 @@ func TestEndToEnd(t *testing.T) {
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the pull request's base, as the webhook read it
 			Bench:  job.BenchSettings{Count: 5, Packages: []string{"./codec"}},
-			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1},
+			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1, CloneURL: clone},
 		},
 	}
 	if got, _ := json.Marshal(j.Args); string(got) != string(must(json.Marshal(want))) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
@@ -92,8 +93,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 // result returns what a finished job left, or nil.
-func (h *Handler) result(ctx context.Context, j queue.JobInfo) *Result {
-	if h.cfg.Results == nil || unfinished[j.State] {
+func (h *Handler) result(ctx context.Context, j queue.JobInfo) *work.Output {
+	if unfinished[j.State] {
 		return nil
 	}
 	res, err := h.cfg.Results(ctx, j)
@@ -202,7 +203,7 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-func benchOf(j queue.JobInfo, res *Result) pageBench {
+func benchOf(j queue.JobInfo, res *work.Output) pageBench {
 	r := res.Bench
 	b := pageBench{ID: j.ID, Review: j.Review, Revision: j.Revision, URL: res.URL, Table: r.String(benchrun.Benchcmp)}
 	for _, t := range r.Tables {

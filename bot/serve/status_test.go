@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -109,12 +110,12 @@ func TestStatus(t *testing.T) {
 	res := codecResult(t)
 	var benchID int64
 	e := newEnv(t, true, func(c *Config) {
-		c.Results = func(ctx context.Context, j queue.JobInfo) (*Result, error) {
+		c.Results = func(ctx context.Context, j queue.JobInfo) (*work.Output, error) {
 			if j.Command != "bench" {
-				return &Result{URL: "https://github.example/gopher/codec/pull/7#issuecomment-1"}, nil
+				return &work.Output{URL: "https://github.example/gopher/codec/pull/7#issuecomment-1"}, nil
 			}
 			benchID = j.ID
-			return &Result{URL: "javascript:alert(1)", Bench: res, Note: "<b>values</b> left out"}, nil
+			return &work.Output{URL: "javascript:alert(1)", Bench: res, Note: "<b>values</b> left out"}, nil
 		}
 	})
 	if w := e.serve(httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 || w.Body.String() != "ok\n" {

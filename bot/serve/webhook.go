@@ -320,9 +320,9 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			return
 		}
 		// What was read is kept: the worker need not read the base
-		// branch again.
+		// branch and the repository's URL again.
 		rev = review.Revision{Commit: head.SHA}
-		req.GitHub.HeadSHA, req.Branch = head.SHA, head.Base
+		req.GitHub.HeadSHA, req.GitHub.CloneURL, req.Branch = head.SHA, head.CloneURL, head.Base
 	default:
 		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
 		return

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -45,4 +46,30 @@ func Report(st *freeze.Status, results []*TaskResult, dryRun bool) string {
 		}
 	}
 	return b.String()
+}
+
+// WriteText writes what each task did as 'patchbot sweep' prints it: a
+// line per change, and the report last; without the report task, each
+// task's summary instead.
+func (res *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	report := ""
+	for _, t := range res.Tasks {
+		if t.Report != "" {
+			report = t.Report
+			continue
+		}
+		for _, a := range t.Actions {
+			fmt.Fprintf(&b, "%s: change %s: %s\n", t.Task, a.Change, a.What)
+		}
+	}
+	if report == "" {
+		for _, t := range res.Tasks {
+			fmt.Fprintf(&b, "%s: %s\n", t.Task, t.Summary)
+		}
+	} else {
+		b.WriteString(report)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

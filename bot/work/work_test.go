@@ -204,19 +204,19 @@ func newGitHub(t *testing.T) *githubSetup {
 	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
 	git(t, s.src, "checkout", "-q", "pr")
 	s.fake.SetHead(1, s.head)
+	s.fake.SetCloneURL(s.bare)
 
 	env := map[string]string{"GITHUB_TOKEN": fakeToken, "GITHUB_API_URL": s.fake.URL}
 	s.w = &Worker{
-		Areas:     &Areas{Root: filepath.Join(root, "areas")},
-		GitHubURL: filepath.Join(root, "gh"),
-		Env:       job.Env{Getenv: func(k string) string { return env[k] }},
+		Areas: &Areas{Root: filepath.Join(root, "areas")},
+		Env:   job.Env{Getenv: func(k string) string { return env[k] }},
 	}
 	return s
 }
 
 // benchJob is the job the webhook queues for /patchbot bench on pull
-// request n at head.
-func benchJob(n int, head string) *queue.Job {
+// request n at head, with what it read of the pull request.
+func (s *githubSetup) benchJob(n int, head string) *queue.Job {
 	pr := "owner/repo#" + strconv.Itoa(n)
 	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
 		Review: review.GitHubTarget(review.PullRequest{Owner: "owner", Repo: "repo", Number: n}), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
@@ -224,7 +224,7 @@ func benchJob(n int, head string) *queue.Job {
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the base, as the webhook read it
 			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
-			GitHub: &job.GitHub{PullRequest: pr, HeadSHA: head},
+			GitHub: &job.GitHub{PullRequest: pr, HeadSHA: head, CloneURL: s.bare},
 		},
 	}}
 }
@@ -233,7 +233,7 @@ func TestGitHub(t *testing.T) {
 	out := benchEnv(t)
 	s := newGitHub(t)
 	ctx := context.Background()
-	j := benchJob(1, s.head)
+	j := s.benchJob(1, s.head)
 	if err := s.w.Handle(ctx, j); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestGitHub(t *testing.T) {
 	}
 
 	// The area is clean after each job: only .git, and no job refs.
-	dir := s.w.Areas.dir(filepath.Join(s.w.GitHubURL, "owner", "repo"))
+	dir := s.w.Areas.dir(s.bare)
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 || ents[0].Name() != ".git" {
 		t.Errorf("the work area holds %v after the job", ents)
@@ -292,13 +292,14 @@ func TestGitHub(t *testing.T) {
 	}
 }
 
-// TestGitHubReadsBase: a job queued without the base branch (by an
-// older serve) reads it from the pull request, and runs as the others do.
+// TestGitHubReadsBase: a job queued without the base branch and the clone
+// URL (by an older serve) reads them from the pull request, and runs as
+// the others do.
 func TestGitHubReadsBase(t *testing.T) {
 	benchEnv(t)
 	s := newGitHub(t)
-	j := benchJob(1, s.head)
-	j.Args.Request.Branch = ""
+	j := s.benchJob(1, s.head)
+	j.Args.Request.Branch, j.Args.Request.GitHub.CloneURL = "", ""
 	if err := s.w.Handle(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestGitHubBinding(t *testing.T) {
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
 	git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
 	s.fake.SetHead(2, s.head)
-	j := benchJob(2, other)
+	j := s.benchJob(2, other)
 	for range 2 { // the second run is a rescue: still one reply
 		err := s.w.Handle(ctx, j)
 		if _, ok := errors.AsType[*BindingError](err); !ok || !permanent(err) {
@@ -348,7 +349,7 @@ func TestGitHubBinding(t *testing.T) {
 	}
 
 	// A request that names its own repository is refused, permanently.
-	j = benchJob(1, s.head)
+	j = s.benchJob(1, s.head)
 	j.Args.Request.Repo = "/etc"
 	if err := s.w.Handle(ctx, j); !permanent(err) {
 		t.Errorf("a request with a repository: err = %v, want permanent", err)
@@ -385,7 +386,7 @@ func BenchmarkF(b *testing.B) {
 	s.fake.SetHead(1, bad)
 
 	// Not the last attempt: retried, and nothing said yet.
-	j := benchJob(1, bad)
+	j := s.benchJob(1, bad)
 	err := s.w.Handle(ctx, j)
 	if err == nil || permanent(err) {
 		t.Fatalf("a failing benchmark: err = %v, want a transient error", err)
@@ -426,7 +427,7 @@ func TestFailureReplyFails(t *testing.T) {
 		return false
 	})
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
-	err := s.w.Handle(context.Background(), benchJob(1, other))
+	err := s.w.Handle(context.Background(), s.benchJob(1, other))
 	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") {
 		t.Fatalf("err = %v, want a transient error posting the failure reply", err)
 	}
@@ -466,7 +467,7 @@ func TestFailureReplyBeforeRescue(t *testing.T) {
 		return false
 	})
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
-	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j := s.benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
 	j.RescueAt = time.Now().Add(rescueSlack + 3*time.Second)
 	start := time.Now()
 	errc := make(chan error, 1)
@@ -503,7 +504,7 @@ func TestFailureReplyRescueDue(t *testing.T) {
 	benchEnv(t)
 	s := newGitHub(t)
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
-	j := benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
+	j := s.benchJob(1, other) // not the pull request's: a permanent failure, replied to at once
 	j.RescueAt = time.Now()
 	err := s.w.Handle(context.Background(), j)
 	if err == nil || permanent(err) || !strings.Contains(err.Error(), "posting the failure reply") || !errors.Is(err, context.DeadlineExceeded) {
@@ -678,7 +679,7 @@ func TestRecordBound(t *testing.T) {
 	w := &Worker{}
 	const link = "https://github.example/owner/repo/pull/1#issuecomment-1"
 
-	j := benchJob(1, strings.Repeat("a", 40))
+	j := (&githubSetup{}).benchJob(1, strings.Repeat("a", 40))
 	w.record(j, &Output{URL: link, Bench: r})
 	if o, _ := ReadOutput(j.Output()); o == nil || o.Note != "" || o.Bench == nil || o.Bench.String(benchrun.Benchcmp) != table {
 		t.Fatalf("a small result is not recorded whole: %s", j.Output())

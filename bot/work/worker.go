@@ -13,6 +13,7 @@
 package work
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,10 +43,6 @@ type Worker struct {
 	// credentials. Env.Runner wraps the benchmarks' processes. The
 	// worker takes Env as it is at its first job.
 	Env job.Env
-	// GitHubURL is where GitHub's repositories are fetched from, as
-	// GitHubURL/OWNER/REPO; "" is https://github.com. Tests give a
-	// directory of bare repositories.
-	GitHubURL string
 
 	once sync.Once
 	env  job.Env // Env, with its Clients
@@ -186,23 +183,24 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		if err != nil {
 			return nil, &job.SetupError{Field: "github", Err: err}
 		}
-		// The webhook keeps the base branch it read with the head
-		// (job.Request.Branch); a job queued without it reads it here.
-		if req.Branch == "" {
+		// The webhook keeps the base branch and the repository's URL
+		// it read with the head (job.Request.Branch and GitHub); a job
+		// queued without them reads them here.
+		clone := req.GitHub.CloneURL
+		if req.Branch == "" || clone == "" {
 			head, err := gh.PullRequestHead(ctx, pr)
 			if err != nil {
 				return nil, err
 			}
-			req.Branch = head.Base
+			req.Branch, clone = cmp.Or(req.Branch, head.Base), head.CloneURL
 		}
-		base := w.GitHubURL
-		if base == "" {
-			base = "https://github.com"
+		if clone == "" {
+			return nil, fmt.Errorf("GitHub named no git URL for %s (base.repo.clone_url): nothing to fetch it from", pr)
 		}
 		bound := a.Revision
 		return &binding{
 			src: Source{
-				URL:        strings.TrimSuffix(base, "/") + "/" + pr.Owner + "/" + pr.Repo,
+				URL:        clone,
 				Ref:        "refs/pull/" + strconv.Itoa(pr.Number) + "/head",
 				Commit:     bound,
 				BaseBranch: req.Branch,

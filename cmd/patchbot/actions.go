@@ -118,7 +118,7 @@ func (e *env) actionsSweep(res *sweep.Result) error {
 		return nil
 	}
 	var b strings.Builder
-	if err := writeSweep(&b, res); err != nil {
+	if err := res.WriteText(&b); err != nil {
 		return err
 	}
 	if err := e.gha.WriteSummary("## patchbot sweep\n\n" + actions.CodeBlock(b.String())); err != nil {

@@ -64,7 +64,7 @@ on the change failed. See docs/freeze.md.`,
 			at := time.Now()
 			if *atFlag != "" {
 				var err error
-				if at, err = parseAt(*atFlag); err != nil {
+				if at, err = job.ParseAt(*atFlag); err != nil {
 					return usagef("-at: %v", err)
 				}
 			}
@@ -113,17 +113,6 @@ on the change failed. See docs/freeze.md.`,
 			return nil
 		}
 	},
-}
-
-// parseAt parses -at: a day, or a time in RFC 3339.
-func parseAt(s string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date like 2014-11-06 (or a time like 2014-11-06T15:04:05Z)", s)
 }
 
 // A frozenError ends a run whose answer is "frozen" with exit status 3;

@@ -110,7 +110,7 @@ section. See docs/run.md.`,
 				}
 			}
 			if *at != "" {
-				if req.At, err = parseAt(*at); err != nil {
+				if req.At, err = job.ParseAt(*at); err != nil {
 					return usagef("-at: %v", err)
 				}
 			}

@@ -25,17 +25,9 @@ import (
 // build cache: one for all of them, kept between runs like GOCACHE.
 var testCacheHome = filepath.Join(os.TempDir(), "patchbot-test-cache")
 
-// envServeGitHubURL gives the patchbot of a test's child process its
-// serveGitHubURL, the directory of bare repositories the workers fetch
-// from (serve_pg_test.go runs serve as real processes).
-const envServeGitHubURL = "PATCHBOT_TEST_SERVE_GITHUB_URL"
-
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"patchbot": func() {
-			serveGitHubURL = os.Getenv(envServeGitHubURL)
-			main()
-		},
+		"patchbot": main,
 	})
 }
 

@@ -1,26 +1,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/sweep"
-	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/job"
-	"github.com/patchbot/patchbot/step/review"
-	"github.com/patchbot/patchbot/step/sandbox"
 )
 
 var cmdSweep = &subcommand{
@@ -93,7 +84,7 @@ docs/sweep.md.`,
 			var at time.Time
 			if *atFlag != "" {
 				var err error
-				if at, err = parseAt(*atFlag); err != nil {
+				if at, err = job.ParseAt(*atFlag); err != nil {
 					return usagef("-at: %v", err)
 				}
 			}
@@ -101,65 +92,19 @@ docs/sweep.md.`,
 			if err != nil {
 				return err
 			}
-			// The sweep section gives what the flags leave out.
-			for _, d := range []struct {
-				flag string
-				v    *string
-				cfg  string
-			}{{"query", query, cfg.Sweep.Query}, {"github", ghRepo, cfg.Sweep.GitHub}, {"db", dbURL, cfg.Sweep.Queue}} {
-				if !isGiven(fs, d.flag) {
-					*d.v = d.cfg
-				}
-			}
-			if !isGiven(fs, "max-stale") {
-				*maxStale = cfg.Sweep.MaxStale
-			}
 			// The sweep's one set of review clients: its tasks', the
 			// freeze's live signals', the stale benchmarks' run here.
 			clients := job.NewClients(&cfg.Review, os.Getenv, *dryRun, e.log("sweep"))
-			o := &sweep.Options{
-				Config: cfg, Branch: *branch, At: at, Offline: *offline,
-				Query: *query, MaxStale: *maxStale,
-				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients},
+			o, closeSweep, err := sweep.Open(e.ctx, &sweep.Setup{
+				Config: cfg, Tasks: tasks, Branch: *branch, At: at, Offline: *offline,
+				Server: *gerritURL, Query: *query, Repo: *ghRepo, DB: *dbURL, MaxStale: *maxStale,
+				WorkDir: *workDir, UnsafeNoSandbox: *unsafeNoSandbox,
+				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients}, Log: e.stderr,
+			})
+			if err != nil {
+				return jobError(err, map[string]string{"gerrit": "-gerrit", "github": "-github", "db": "-db"})
 			}
-			server := *gerritURL
-			if server == "" {
-				server = cfg.Review.Gerrit
-			}
-			if server != "" {
-				if o.Gerrit, err = clients.Gerrit(server); err != nil {
-					return usagef("-gerrit: %v", err)
-				}
-				// Said before anything is read or written, as
-				// freeze -apply does; a dry run writes nothing.
-				if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !clients.DryRun() && !slices.Equal(tasks, []string{"report"}) {
-					return setupError{fmt.Errorf("%v; nothing was done", err)}
-				}
-			}
-			if *ghRepo != "" {
-				if _, err := review.ParsePullRequest(*ghRepo + "#1"); err != nil {
-					return usagef("-github: %q is not a repository like owner/repo", *ghRepo)
-				}
-				if o.GitHub, err = clients.GitHub(); err != nil {
-					return setupError{err}
-				}
-				if !o.GitHub.SignedIn() && !clients.DryRun() && (len(tasks) == 0 || slices.Contains(tasks, "freeze")) {
-					return setupError{fmt.Errorf("-github %s: no token to label its pull requests with: set %s; nothing was done", *ghRepo, review.EnvGitHubToken)}
-				}
-				o.Repo = *ghRepo
-			}
-			if *dbURL != "" && (len(tasks) == 0 || slices.Contains(tasks, "stale")) && !clients.DryRun() {
-				q, err := queue.Open(e.ctx, *dbURL, &queue.Options{Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-				if err != nil {
-					return setupError{err}
-				}
-				defer q.Stop(context.Background())
-				o.Queue = q
-			} else if *dbURL != "" {
-				o.Queue = noQueue{} // a dry run says "into the queue" and opens nothing
-			} else {
-				o.Work = localWorker(e, cfg, clients, *workDir, *unsafeNoSandbox)
-			}
+			defer closeSweep()
 			res, err := sweep.Run(e.ctx, o, tasks)
 			if res == nil {
 				return jobError(err, map[string]string{"branch": "-branch", "at": "-at"})
@@ -168,7 +113,7 @@ docs/sweep.md.`,
 				if werr := writeJSON(e.stdout, res); werr != nil {
 					return werr
 				}
-			} else if werr := writeSweep(e.stdout, res); werr != nil {
+			} else if werr := res.WriteText(e.stdout); werr != nil {
 				return werr
 			}
 			if aerr := e.actionsSweep(res); aerr != nil && err == nil {
@@ -192,70 +137,4 @@ func isGiven(fs *flag.FlagSet, name string) bool {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
 	return given
-}
-
-// noQueue stands for the queue in a dry run, which inserts nothing.
-type noQueue struct{}
-
-func (noQueue) Insert(context.Context, *queue.Args) (queue.InsertResult, error) {
-	return queue.InsertResult{}, errors.New("sweep: a dry run inserts nothing")
-}
-
-// localWorker returns the handler that runs a stale benchmark here, as
-// serve's worker would: in the sandbox, probed at the first job, unless
-// unsafe.
-func localWorker(e *env, cfg *config.Config, clients *review.Clients, dir string, unsafe bool) queue.Handler {
-	var once sync.Once
-	var w *work.Worker
-	var setupErr error
-	return func(ctx context.Context, j *queue.Job) error {
-		once.Do(func() {
-			if dir == "" {
-				p, err := queue.DefaultPath()
-				if err != nil {
-					setupErr = err
-					return
-				}
-				dir = filepath.Join(filepath.Dir(p), "sweep-work")
-			}
-			w = &work.Worker{Areas: &work.Areas{Root: dir}, Config: cfg, Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients}}
-			sb, err := sandbox.New(ctx, &sandbox.Options{})
-			switch {
-			case err == nil:
-				w.Env.Runner = sb
-			case !unsafe:
-				setupErr = fmt.Errorf("%v; sweep runs no benchmark of a patch without a sandbox: make one work here, queue them for serve with -db, or run with -unsafe-no-sandbox", err)
-			}
-		})
-		if setupErr != nil {
-			return setupErr
-		}
-		return w.Handle(ctx, j)
-	}
-}
-
-// writeSweep prints what each task did: its summary, a line per change,
-// and the report last.
-func writeSweep(w io.Writer, res *sweep.Result) error {
-	var b strings.Builder
-	report := ""
-	for _, t := range res.Tasks {
-		if t.Report != "" {
-			report = t.Report
-			continue
-		}
-		for _, a := range t.Actions {
-			fmt.Fprintf(&b, "%s: change %s: %s\n", t.Task, a.Change, a.What)
-		}
-	}
-	if report == "" {
-		// -only without report: each task's summary instead.
-		for _, t := range res.Tasks {
-			fmt.Fprintf(&b, "%s: %s\n", t.Task, t.Summary)
-		}
-	} else {
-		b.WriteString(report)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

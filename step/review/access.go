@@ -159,6 +159,11 @@ type PullRequestHead struct {
 	SHA   string // the head commit: 40 lower-case hex digits
 	State string // "open" or "closed"
 	Base  string // the branch it is to be merged into, as "master"
+	// CloneURL is the git URL of the repository it is to be merged
+	// into (base.repo.clone_url: https://github.com/OWNER/REPO.git, or
+	// on GitHub Enterprise its own host), where refs/pull/N/head is
+	// fetched from, forks' pull requests too.
+	CloneURL string
 }
 
 var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
@@ -182,7 +187,7 @@ func (g *GitHub) PullRequestHead(ctx context.Context, pr PullRequest) (PullReque
 	if err != nil {
 		return PullRequestHead{}, err
 	}
-	h := PullRequestHead{SHA: p.GetHead().GetSHA(), State: p.GetState(), Base: p.GetBase().GetRef()}
+	h := PullRequestHead{SHA: p.GetHead().GetSHA(), State: p.GetState(), Base: p.GetBase().GetRef(), CloneURL: p.GetBase().GetRepo().GetCloneURL()}
 	if !shaRE.MatchString(h.SHA) {
 		return PullRequestHead{}, &Error{Server: g.server(), Target: target, Op: op, Status: http.StatusOK,
 			Detail: fmt.Sprintf("GitHub answered the head commit %q", h.SHA), Hint: "expected 40 hex digits; check " + EnvGitHubAPIURL}

@@ -42,6 +42,7 @@ type GitHub struct {
 	URL string // the API's URL, for GITHUB_API_URL: SERVER/api/v3
 
 	repo       string // owner/name, as NewGitHub was given it
+	cloneURL   string // the repository's git URL; "": one on the fake's server, which serves no git
 	srv        *httptest.Server
 	api        http.Handler
 	mu         sync.Mutex
@@ -605,6 +606,16 @@ func (g *GitHub) permission(w http.ResponseWriter, r *http.Request, _ string) {
 	json.NewEncoder(w).Encode(map[string]any{"permission": roles[role], "role_name": role, "user": user(login)})
 }
 
+// SetCloneURL makes url the repository's git URL, the base.repo.clone_url
+// of its pull requests, from which patchbot fetches them: a test gives a
+// bare repository's directory. By default it is a URL on the fake's own
+// server, which serves no git.
+func (g *GitHub) SetCloneURL(url string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cloneURL = url
+}
+
 // pullRequest answers a pull request as GitHub does: an issue's number is
 // not found.
 func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request, _ string) {
@@ -628,9 +639,16 @@ func (g *GitHub) pullRequest(w http.ResponseWriter, r *http.Request, _ string) {
 		pr.Base = "master"
 	}
 	owner, _, _ := strings.Cut(g.repo, "/")
+	g.mu.Lock()
+	clone := g.cloneURL
+	g.mu.Unlock()
+	if clone == "" {
+		clone = strings.TrimSuffix(g.URL, "/api/v3") + "/" + g.repo + ".git"
+	}
 	v := map[string]any{"number": n, "state": pr.State, "merged": pr.Merged, "merged_at": nil,
 		"head": map[string]any{"sha": pr.Head, "ref": pr.HeadRef, "label": owner + ":" + pr.HeadRef},
-		"base": map[string]any{"ref": pr.Base, "label": owner + ":" + pr.Base}}
+		"base": map[string]any{"ref": pr.Base, "label": owner + ":" + pr.Base,
+			"repo": map[string]any{"full_name": g.repo, "clone_url": clone}}}
 	if pr.Merged {
 		v["merged_at"] = merged.UTC().Format(time.RFC3339)
 	}

@@ -1,8 +1,7 @@
-package main
+package serve_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,12 +56,11 @@ func serveGit(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// TestServeGitHub runs 'patchbot serve' in-process against the fake GitHub
+// TestServeGitHub runs 'patchbot serve' against the fake GitHub
 // and a directory of bare repositories as GitHub's: one signed delivery of
 // /patchbot bench on a pull request gives one comment with the table; the
 // same delivery again, still one; /api/jobs and the status page show the
-// comment's link, the table and a plot; cancelling the command (SIGTERM's
-// context) stops it, exit 0.
+// comment's link, the table and a plot; SIGTERM stops it, exit 0.
 func TestServeGitHub(t *testing.T) {
 	root := t.TempDir()
 	src, gh := filepath.Join(root, "src"), filepath.Join(root, "gh")
@@ -110,20 +109,23 @@ func TestServeGitHub(t *testing.T) {
 	t.Setenv(review.EnvGitHubToken, reviewtest.Token)
 	t.Setenv(review.EnvGitHubAPIURL, fake.URL)
 	t.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
-	serveGitHubURL = gh
-	t.Cleanup(func() { serveGitHubURL = "" })
+	fake.SetCloneURL(bare)
 	cfgFile := filepath.Join(root, "config.yaml")
 	if err := os.WriteFile(cfgFile, []byte("run:\n  count: 2\n  benchtime: 1x\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var stderr syncBuffer
+	cmd := exec.Command(patchbotBin, "serve", "-unsafe-no-sandbox", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:"+filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work"))
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
 	code := make(chan int, 1)
 	go func() {
-		code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: &stderr},
-			[]string{"serve", "-unsafe-no-sandbox", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:" + filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work")})
+		cmd.Wait()
+		code <- cmd.ProcessState.ExitCode()
 	}()
 	addrRE := regexp.MustCompile(`msg=serving addr=(\S+)`)
 	var addr string
@@ -235,14 +237,14 @@ func TestServeGitHub(t *testing.T) {
 		t.Errorf("after the redelivery, %d comments, want 1", n)
 	}
 
-	cancel()
+	cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case c := <-code:
-		if c != exitOK {
+		if c != 0 {
 			t.Fatalf("serve exited %d, want 0:\n%s", c, stderr.String())
 		}
 	case <-time.After(time.Minute):
-		t.Fatalf("serve hung: it did not stop within a minute of the cancel:\n%s", stderr.String())
+		t.Fatalf("serve hung: it did not stop within a minute of SIGTERM:\n%s", stderr.String())
 	}
 	log := stderr.String()
 	for _, s := range []string{secret, reviewtest.Token, "Looks right."} {

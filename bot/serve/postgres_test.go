@@ -1,4 +1,4 @@
-package main
+package serve_test
 
 import (
 	"fmt"
@@ -173,7 +173,7 @@ func TestServeKilledMidJob(t *testing.T) {
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
 		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
-	env := append(os.Environ(), envServeGitHubURL+"="+f.gh)
+	env := os.Environ()
 	ps := []*serveProc{
 		startServeProc(t, "serve 1", env, append(args, "-work", t.TempDir())...),
 		startServeProc(t, "serve 2", env, append(args, "-work", t.TempDir())...),

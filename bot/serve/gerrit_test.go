@@ -1,4 +1,4 @@
-package main
+package serve_test
 
 import (
 	"crypto/rand"
@@ -27,10 +27,10 @@ import (
 )
 
 // The Gerrit end-to-end test runs 'patchbot serve' as a process of its
-// own: this test binary, which TestMain (testscript.Main) puts on PATH as
-// patchbot, so that it can be stopped with SIGTERM and killed with SIGKILL
-// as a server is. Everything is checked from outside: Gerrit's messages
-// read over plain REST (gerrittest), the command's log and its /api/jobs.
+// own (main_test.go), so that it can be stopped with SIGTERM and killed
+// with SIGKILL as a server is. Everything is checked from outside:
+// Gerrit's messages read over plain REST (gerrittest), the command's log
+// and its /api/jobs.
 
 // serveModule is the repository the changes are on: one package, one
 // benchmark, quick.
@@ -81,12 +81,8 @@ type serveProc struct {
 // serving line.
 func startServeProc(t *testing.T, name string, env []string, args ...string) *serveProc {
 	t.Helper()
-	bin, err := exec.LookPath("patchbot")
-	if err != nil {
-		t.Fatalf("patchbot is not on PATH (TestMain puts it there): %v", err)
-	}
 	p := &serveProc{t: t, name: name, log: new(syncBuffer), done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"serve"}, args...)...)
+	p.cmd = exec.Command(patchbotBin, append([]string{"serve"}, args...)...)
 	p.cmd.Env = env
 	p.cmd.Stderr = p.log
 	if err := p.cmd.Start(); err != nil {

@@ -1,4 +1,4 @@
-package main
+package serve_test
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,11 +45,11 @@ type serveFixture struct {
 	secret []byte
 	db     string   // the queue's -db URL
 	args   []string // the command line, but -work
-	gh     string   // the directory of bare repositories: serveGitHubURL
+	gh     string   // the directory of bare repositories: GitHub's git (the fake's clone URLs)
 	head   string   // every pull request's head commit in the bare repository
 	client *http.Client
 	code   chan int
-	cancel context.CancelFunc
+	cancel func() // SIGTERM
 	done   bool
 }
 
@@ -139,8 +141,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	tb.Setenv(review.EnvGitHubToken, serveToken)
 	tb.Setenv(review.EnvGitHubAPIURL, f.fake.URL)
 	tb.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
-	serveGitHubURL = gh
-	tb.Cleanup(func() { serveGitHubURL = "" })
+	f.fake.SetCloneURL(bare)
 	cfgFile := filepath.Join(root, "config.yaml")
 	if err := os.WriteFile(cfgFile, []byte(serveTestConfig), 0o666); err != nil {
 		tb.Fatal(err)
@@ -169,11 +170,15 @@ func (f *serveFixture) openPRs(ns ...int) {
 func (f *serveFixture) start() {
 	tb := f.tb
 	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
-	args := append(slices.Clone(f.args), "-work", tb.TempDir())
+	cmd := exec.Command(patchbotBin, append(slices.Clone(f.args), "-work", tb.TempDir())...)
+	cmd.Stderr = f.stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	f.cancel = func() { cmd.Process.Signal(syscall.SIGTERM) }
 	go func() {
-		f.code <- run(&env{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: f.stderr}, args)
+		cmd.Wait()
+		f.code <- cmd.ProcessState.ExitCode()
 	}()
 	tb.Cleanup(func() {
 		if !f.done {
@@ -198,7 +203,7 @@ func (f *serveFixture) start() {
 	}
 }
 
-// stop stops the command as SIGTERM does and checks that it exits 0 and
+// stop stops the command with SIGTERM and checks that it exits 0 and
 // that its log holds no credential.
 func (f *serveFixture) stop() {
 	f.tb.Helper()
@@ -207,11 +212,11 @@ func (f *serveFixture) stop() {
 	f.client.CloseIdleConnections()
 	select {
 	case c := <-f.code:
-		if c != exitOK {
+		if c != 0 {
 			f.tb.Errorf("serve exited %d, want 0:\n%s", c, f.stderr.String())
 		}
 	case <-time.After(90 * time.Second):
-		f.tb.Fatalf("serve hung: it did not stop within 90 s of the cancel:\n%s", f.stderr.String())
+		f.tb.Fatalf("serve hung: it did not stop within 90 s of SIGTERM:\n%s", f.stderr.String())
 	}
 	wantNoCredentials(f.tb, "serve", f.stderr.String())
 	if s := f.fake.Stray(); len(s) > 0 {
@@ -1099,10 +1104,10 @@ func testServeLoad(t *testing.T, db string, procs int) {
 // each with serveLoadWorkers workers and reply workers, a work directory
 // and a port of its own. They take the environment startServeOn set (the
 // secret, the token, the fake's URL, HOME and the XDG directories), and
-// serveGitHubURL from envServeGitHubURL.
+// the fake GitHub's clone URL of the bare repository.
 func startLoadProcs(t *testing.T, f *serveFixture, n int) []*serveProc {
 	t.Helper()
-	env := append(os.Environ(), envServeGitHubURL+"="+f.gh)
+	env := os.Environ()
 	w := fmt.Sprint(serveLoadWorkers)
 	var ps []*serveProc
 	for i := range n {

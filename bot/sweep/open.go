@@ -1,0 +1,114 @@
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
+)
+
+// A Setup names what a sweep works on, as 'patchbot sweep' is told it;
+// Open makes the sweep's Options from it. Empty fields take the
+// configuration's sweep section (Query, Repo, DB, MaxStale) and
+// review.gerrit (Server).
+type Setup struct {
+	Config *config.Config
+	// Tasks are the tasks to run; empty is all of them. Open checks
+	// only what they need: the credentials a task writes with, the
+	// queue the stale task inserts into.
+	Tasks    []string
+	Branch   string
+	At       time.Time
+	Offline  bool
+	Server   string // the Gerrit server's URL
+	Query    string
+	Repo     string // OWNER/REPO on GitHub
+	DB       string // serve's queue: the stale benchmarks go there
+	MaxStale int
+	// WorkDir and UnsafeNoSandbox are the stale benchmarks' run here,
+	// without DB (Here).
+	WorkDir         string
+	UnsafeNoSandbox bool
+	// Env holds the sweep's one set of review clients (Env.Clients,
+	// which say whether it is a dry run), and is where it logs.
+	Env job.Env
+	// Log receives the queue's warnings.
+	Log io.Writer
+}
+
+// Open checks what s names and returns the Options of its sweep, and the
+// function that closes what Open opened (the queue). Nothing is written.
+// The error is a *job.FieldError for a field of s that is wrong (named
+// "gerrit", "github" or "db"), a *job.SetupError for credentials the
+// tasks need and do not have, or for a queue that does not open.
+func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
+	cfg := s.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	clients := s.Env.Clients
+	if clients == nil {
+		clients = job.NewClients(&cfg.Review, s.Env.Getenv, false, s.Env.Log)
+		s.Env.Clients = clients
+	}
+	runs := func(task string) bool { return len(s.Tasks) == 0 || slices.Contains(s.Tasks, task) }
+	o := &Options{
+		Config: cfg, Branch: s.Branch, At: s.At, Offline: s.Offline,
+		Query: cmp.Or(s.Query, cfg.Sweep.Query), MaxStale: s.MaxStale, Env: s.Env,
+	}
+	if o.MaxStale == 0 {
+		o.MaxStale = cfg.Sweep.MaxStale
+	}
+	if server := cmp.Or(s.Server, cfg.Review.Gerrit); server != "" {
+		var err error
+		if o.Gerrit, err = clients.Gerrit(server); err != nil {
+			return nil, nil, &job.FieldError{Field: "gerrit", Reason: err.Error()}
+		}
+		// Said before anything is read or written, as freeze -apply
+		// does; a dry run writes nothing, and a report reads only.
+		if err := o.Gerrit.CheckAuth("the sweep"); err != nil && !clients.DryRun() && !slices.Equal(s.Tasks, []string{"report"}) {
+			return nil, nil, &job.SetupError{Err: fmt.Errorf("%v; nothing was done", err)}
+		}
+	}
+	if repo := cmp.Or(s.Repo, cfg.Sweep.GitHub); repo != "" {
+		if _, err := review.ParsePullRequest(repo + "#1"); err != nil {
+			return nil, nil, &job.FieldError{Field: "github", Reason: fmt.Sprintf("%q is not a repository like owner/repo", repo)}
+		}
+		var err error
+		if o.GitHub, err = clients.GitHub(); err != nil {
+			return nil, nil, &job.SetupError{Field: "github", Err: err}
+		}
+		if !o.GitHub.SignedIn() && !clients.DryRun() && runs("freeze") {
+			// {github} is the option that names the repository
+			// (internal/remedy): -github to the CLI.
+			return nil, nil, &job.SetupError{Err: fmt.Errorf("{github} %s: no token to label its pull requests with: set %s; nothing was done", repo, review.EnvGitHubToken)}
+		}
+		o.Repo = repo
+	}
+	closer := func() {}
+	switch db := cmp.Or(s.DB, cfg.Sweep.Queue); {
+	case db != "" && runs("stale") && !clients.DryRun():
+		if _, err := queue.ParseURL(db); err != nil {
+			return nil, nil, &job.FieldError{Field: "db", Value: db, Reason: err.Error()}
+		}
+		q, err := queue.Open(ctx, db, &queue.Options{Logger: slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		if err != nil {
+			return nil, nil, &job.SetupError{Err: err}
+		}
+		o.Queue = q
+		closer = func() { q.Stop(context.Background()) }
+	case db != "":
+		o.Queue = DryRunQueue{} // a dry run says "into the queue" and opens nothing
+	default:
+		o.Work = Here(cfg, o.Env, s.WorkDir, s.UnsafeNoSandbox)
+	}
+	return o, closer, nil
+}
