@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -68,18 +67,13 @@ type Options struct {
 	Log io.Writer
 }
 
-// A SetupError is a server that could not start for what it was given
-// (its configuration, its credentials, its address): nothing was served.
-type SetupError struct{ Err error }
-
-func (e *SetupError) Error() string { return e.Err.Error() }
-func (e *SetupError) Unwrap() error { return e.Err }
-
 // Run builds the parts of the bot, serves until ctx ends, and stops them
 // in order: HTTP, then the queue, with its workers and the Gerrit poll (a
 // periodic run of the queue's). It logs "serving" with the address it
-// listens on once it does. The error is a *SetupError when nothing was
-// served; nil when it stopped because ctx ended.
+// listens on once it does. The error is a *job.SetupError when nothing
+// was served, for what it was given (its configuration, its credentials;
+// its address, with Field "listen"); nil when it stopped because ctx
+// ended.
 func Run(ctx context.Context, opts *Options) error {
 	o := *opts
 	log := slog.New(slog.NewTextHandler(o.Log, nil))
@@ -89,7 +83,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	var err error
 	if o.StateDir, err = stateDir(o); err != nil {
-		return &SetupError{err}
+		return &job.SetupError{Err: err}
 	}
 	if o.WorkDir == "" {
 		o.WorkDir = filepath.Join(o.StateDir, "work")
@@ -110,7 +104,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if server := cfg.Review.Gerrit; server != "" {
 		g, err := clients.Gerrit(server)
 		if err != nil {
-			return &SetupError{err}
+			return &job.SetupError{Err: err}
 		}
 		// patchbot's own account on the server, as far as the
 		// credentials say (the user name of PATCHBOT_GERRIT_USER; none
@@ -119,10 +113,10 @@ func Run(ctx context.Context, opts *Options) error {
 			trust.GerritSelf = []string{u}
 		}
 		if store, err = poll.NewFileStore(o.StateDir, server); err != nil {
-			return &SetupError{err}
+			return &job.SetupError{Err: err}
 		}
 		if poller, err = poll.New(g, &poll.Options{Query: cfg.Serve.Gerrit.Query, Trust: trust, Store: store}); err != nil {
-			return &SetupError{err}
+			return &job.SetupError{Err: err}
 		}
 	}
 
@@ -162,7 +156,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	q, err = queue.Open(ctx, o.DB, qopts)
 	if err != nil {
-		return &SetupError{err}
+		return &job.SetupError{Err: err}
 	}
 	stopQueue := func() error {
 		// The grace period is the queue's (Options.Grace); this bounds
@@ -175,17 +169,17 @@ func Run(ctx context.Context, opts *Options) error {
 	gh, err := clients.GitHub()
 	if err != nil {
 		stopQueue()
-		return &SetupError{err}
+		return &job.SetupError{Err: err}
 	}
 	h, err := New(Config{Secret: o.Secret, Queue: q, GitHub: gh, Trust: trust, Logger: log})
 	if err != nil {
 		stopQueue()
-		return &SetupError{err}
+		return &job.SetupError{Err: err}
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		stopQueue()
-		return &SetupError{fmt.Errorf("-listen: %v", err)}
+		return &job.SetupError{Field: "listen", Err: err}
 	}
 	if o.Workers > 0 || o.ReplyWorkers > 0 || poller != nil {
 		if err := q.Start(context.WithoutCancel(ctx)); err != nil {

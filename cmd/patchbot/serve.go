@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -123,11 +122,7 @@ See docs/serve.md.`,
 					o.NoSandbox = err
 				}
 			}
-			err = serve.Run(e.ctx, o)
-			if se, ok := errors.AsType[*serve.SetupError](err); ok {
-				return setupError{se.Err}
-			}
-			return err
+			return jobError(serve.Run(e.ctx, o), map[string]string{"listen": "-listen"})
 		}
 	},
 }
