@@ -19,6 +19,11 @@ type Serve struct {
 // ServeGitHub says who may ask on GitHub besides those with write,
 // maintain or admin permission on the repository.
 type ServeGitHub struct {
+	// Login is patchbot's own GitHub account, the one its token writes
+	// as: only its comments are patchbot's. "" asks GitHub whose token
+	// it is (a user's; in GitHub Actions, github-actions[bot]); an App's
+	// token elsewhere needs it named, SLUG[bot].
+	Login string `yaml:"login" json:"login"`
 	// Trusted are GitHub logins that may ask whatever their permission.
 	Trusted []string `yaml:"trusted" json:"trusted"`
 }
@@ -47,6 +52,9 @@ var (
 )
 
 func (s *ServeGitHub) validate() error {
+	if l := strings.TrimSuffix(s.Login, "[bot]"); s.Login != "" && (len(l) > 39 || !gitHubLoginRE.MatchString(l)) {
+		return &keyError{"login", fmt.Errorf("%q is not a GitHub login (letters, digits and single hyphens, at most 39), nor an App's SLUG[bot]", s.Login)}
+	}
 	for i, l := range s.Trusted {
 		switch {
 		case strings.HasSuffix(strings.ToLower(l), "[bot]"):

@@ -9,14 +9,17 @@ import (
 )
 
 // NewClients returns a process's review clients: retries and timeouts
-// from the configuration's review section, the credentials getenv gives
-// (nil: os.Getenv), dry-run as asked, and each retry (and, in a dry run,
-// each write not done) logged as a line to log.
-func NewClients(rc *config.Review, getenv func(string) string, dryRun bool, log io.Writer) *review.Clients {
+// from the configuration's review section, patchbot's own GitHub account
+// from serve.github.login, the credentials getenv gives (nil: os.Getenv),
+// dry-run as asked, and each retry (and, in a dry run, each write not
+// done) logged as a line to log.
+func NewClients(cfg *config.Config, getenv func(string) string, dryRun bool, log io.Writer) *review.Clients {
 	if getenv == nil {
 		getenv = osGetenv
 	}
-	return review.NewClients(getenv, reviewOptions(rc, dryRun, log))
+	o := reviewOptions(&cfg.Review, dryRun, log)
+	o.GitHubLogin = cfg.Serve.GitHub.Login
+	return review.NewClients(getenv, o)
 }
 
 // reviewOptions returns the options of a review client: retries and
@@ -37,12 +40,12 @@ func reviewOptions(rc *config.Review, dryRun bool, log io.Writer) review.Options
 }
 
 // clients returns the job's review clients: env.Clients, the process's,
-// or, when it is nil, clients made for the job from rc, env's credentials
+// or, when it is nil, clients made for the job from cfg, env's credentials
 // and env's log. A dry run's clients write nothing.
-func (env Env) clients(rc *config.Review, dryRun bool) *review.Clients {
+func (env Env) clients(cfg *config.Config, dryRun bool) *review.Clients {
 	switch {
 	case env.Clients == nil:
-		return NewClients(rc, env.Getenv, dryRun, env.Log)
+		return NewClients(cfg, env.Getenv, dryRun, env.Log)
 	case dryRun:
 		return env.Clients.WithDryRun()
 	}

@@ -103,7 +103,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 		return nil, fieldError("post.kind", "", "%v", err)
 	}
 	rc := &cfg.Review
-	clients := env.clients(rc, req.DryRun)
+	clients := env.clients(cfg, req.DryRun)
 	o := &plan{
 		Repo:    req.Repo,
 		Onto:    req.Onto,

@@ -47,7 +47,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if err != nil {
 		return nil, err
 	}
-	clients := env.clients(&cfg.Review, req.DryRun)
+	clients := env.clients(cfg, req.DryRun)
 	// The port's effects are a dry run when the clients are.
 	opts.DryRun = clients.DryRun()
 	var push *review.PushOptions
@@ -133,7 +133,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	clients := env.clients(&cfg.Review, req.DryRun)
+	clients := env.clients(cfg, req.DryRun)
 	var g *review.Gerrit
 	if req.Freeze.Apply {
 		if req.Gerrit == nil || req.Gerrit.Change == "" {
@@ -252,7 +252,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	texts := p.Texts()
 	// Every client and its credentials are checked before anything is
 	// posted anywhere.
-	clients := env.clients(&cfg.Review, req.DryRun)
+	clients := env.clients(cfg, req.DryRun)
 	var g *review.Gerrit
 	var gh *review.GitHub
 	var err error

@@ -1175,3 +1175,54 @@ func BenchmarkServeWebhook(b *testing.B) {
 		})
 	}
 }
+
+// TestServeMarkerSpoof: a pull request's author writes, before any reply,
+// comments that start with patchbot's markers: the freeze reply's, and
+// the help reply's for the next comment. patchbot, which may edit anyone's
+// comment here (write permission), edits neither and reads neither as its
+// reply: each reply is a comment of its own, by its own account, and a
+// second run of the job edits that one.
+func TestServeMarkerSpoof(t *testing.T) {
+	f := startServe(t, 1, 8)
+	f.fake.SetPermission(reviewtest.Bot, "write")
+	spoofs := []reviewtest.Comment{
+		{ID: 11, Issue: 8, User: "mallory", Body: review.Marker("serve-freeze") + "\nFreeze: open. (patchbot did not write this)\n"},
+		{ID: 12, Issue: 8, User: "mallory", Body: review.Marker("help-81") + "\nnothing to see\n"},
+	}
+	f.fake.SetComments(spoofs)
+
+	f.deliver(signedDelivery("s-freeze", ghComment{pr: 8, id: 80, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
+	f.deliver(signedDelivery("s-help", ghComment{pr: 8, id: 81, login: "gopher", body: "/patchbot frobnicate"}), http.StatusAccepted, "queued job")
+	jobs := f.waitJobs(2, time.Minute)
+	for id, j := range jobs {
+		if j.State != "completed" {
+			t.Errorf("job %s: %s (%+v); want completed", id, j.State, j.Errors)
+		}
+	}
+	cs := f.fake.Comments()
+	if len(cs) != 4 {
+		t.Fatalf("%d comments, want mallory's 2 and patchbot's 2: %+v", len(cs), cs)
+	}
+	for i, c := range cs[:2] {
+		if c != spoofs[i] {
+			t.Errorf("mallory's comment %d changed: %+v", c.ID, c)
+		}
+	}
+	mine := map[string]bool{}
+	for _, c := range cs[2:] {
+		kind, _, _ := strings.Cut(strings.TrimPrefix(c.Body, "<!-- patchbot:"), " -->")
+		if c.User != reviewtest.Bot || mine[kind] {
+			t.Errorf("reply %+v; want one by patchbot of each kind", c)
+		}
+		mine[kind] = true
+	}
+	if !mine["serve-freeze"] || !mine["help-81"] {
+		t.Errorf("replies of kinds %v; want serve-freeze and help-81", mine)
+	}
+	for _, r := range f.fake.Requests() {
+		if strings.HasPrefix(r, "PATCH ") {
+			t.Errorf("a comment was edited: %s", r)
+		}
+	}
+	f.stop()
+}

@@ -51,7 +51,7 @@ type Options struct {
 	WorkDir     string
 	Poll        time.Duration // how often the Gerrit server is polled, with review.gerrit set
 	Secret      []byte        // the webhook's
-	GitHubLogin string        // patchbot's own GitHub account, whose comments are never commands
+	GitHubLogin string        // patchbot's own GitHub account; "": serve.github.login, else asked of GitHub
 
 	// Sandbox runs the benchmarks' processes; with Workers > 0 and no
 	// sandbox, NoSandbox says why there is none (the caller chose to run
@@ -89,12 +89,16 @@ func Run(ctx context.Context, opts *Options) error {
 		o.WorkDir = filepath.Join(o.StateDir, "work")
 	}
 	cfg := o.Config
+	if o.GitHubLogin != "" {
+		c := *cfg
+		c.Serve.GitHub.Login = o.GitHubLogin
+		cfg = &c
+	}
 	// One set of review clients for the process: the webhook's, the
 	// poller's and the workers'.
-	clients := job.NewClients(&cfg.Review, getenv, false, &logWriter{log: log, msg: "review"})
+	clients := job.NewClients(cfg, getenv, false, &logWriter{log: log, msg: "review"})
 
 	trust := command.Trust{
-		GitHubSelf:    o.GitHubLogin,
 		GitHubTrusted: cfg.Serve.GitHub.Trusted,
 		GerritGroup:   cfg.Serve.Gerrit.Group,
 		GerritTrusted: cfg.Serve.Gerrit.Trusted,
@@ -170,6 +174,20 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		stopQueue()
 		return &job.SetupError{Err: err}
+	}
+	// patchbot's own account, whose comments are never commands: the
+	// one configured, else the token's, asked now. A GitHub that does
+	// not answer does not stop the start: the bot's own comments are
+	// bots' (never commands) when it is an App, and the replies find
+	// their comments by asking again.
+	if gh.SignedIn() || cfg.Serve.GitHub.Login != "" {
+		sctx, cancel := context.WithTimeout(ctx, DefaultLookupTimeout)
+		self, err := gh.Self(sctx)
+		cancel()
+		if err != nil {
+			log.Warn("github: whose token this is is not known yet", "err", err)
+		}
+		trust.GitHubSelf = self
 	}
 	h, err := New(Config{Secret: o.Secret, Queue: q, GitHub: gh, Trust: trust, Logger: log})
 	if err != nil {

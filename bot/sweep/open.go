@@ -56,7 +56,7 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	}
 	clients := s.Env.Clients
 	if clients == nil {
-		clients = job.NewClients(&cfg.Review, s.Env.Getenv, false, s.Env.Log)
+		clients = job.NewClients(cfg, s.Env.Getenv, false, s.Env.Log)
 		s.Env.Clients = clients
 	}
 	runs := func(task string) bool { return len(s.Tasks) == 0 || slices.Contains(s.Tasks, task) }

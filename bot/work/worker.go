@@ -58,7 +58,7 @@ func (w *Worker) jobEnv() job.Env {
 			if cfg == nil {
 				cfg = config.Default()
 			}
-			w.env.Clients = job.NewClients(&cfg.Review, w.env.Getenv, false, w.env.Log)
+			w.env.Clients = job.NewClients(cfg, w.env.Getenv, false, w.env.Log)
 		}
 	})
 	return w.env

@@ -70,7 +70,7 @@ See docs/serve.md.`,
 		jobTimeout := fs.Duration("job-timeout", queue.DefaultTimeout, "let one run of a job take `D` (10s to 24h)")
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
-		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`, whose comments are never commands")
+		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`: only its comments are its replies, and none is a command (default: serve.github.login, else GitHub says whose GITHUB_TOKEN it is)")
 		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "where no sandbox works, run the queued benchmarks, which run the patches' code, without one")
 		return func(e *env, args []string) error {
 			if len(args) > 0 {

@@ -94,7 +94,7 @@ docs/sweep.md.`,
 			}
 			// The sweep's one set of review clients: its tasks', the
 			// freeze's live signals', the stale benchmarks' run here.
-			clients := job.NewClients(&cfg.Review, os.Getenv, *dryRun, e.log("sweep"))
+			clients := job.NewClients(cfg, os.Getenv, *dryRun, e.log("sweep"))
 			o, closeSweep, err := sweep.Open(e.ctx, &sweep.Setup{
 				Config: cfg, Tasks: tasks, Branch: *branch, At: at, Offline: *offline,
 				Server: *gerritURL, Query: *query, Repo: *ghRepo, DB: *dbURL, MaxStale: *maxStale,

@@ -145,7 +145,8 @@ func TestGitHubPullRequestHead(t *testing.T) {
 	const sha = "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"
 	f.SetHead(7, sha)
 	h, err := g.PullRequestHead(ctx, testPR)
-	if err != nil || h != (PullRequestHead{SHA: sha, State: "open", Base: "master"}) {
+	clone := strings.TrimSuffix(f.URL, "/api/v3") + "/gopher/codec.git" // the fake's default
+	if err != nil || h != (PullRequestHead{SHA: sha, State: "open", Base: "master", CloneURL: clone}) {
 		t.Errorf("PullRequestHead(%v) = %+v, %v; want %s, open, master", testPR, h, err, sha)
 	}
 	if got, want := f.Requests(), []string{"GET /api/v3/repos/gopher/codec/pulls/7"}; !slices.Equal(got, want) {
@@ -154,7 +155,7 @@ func TestGitHubPullRequestHead(t *testing.T) {
 
 	f.SetPullRequest(10, reviewtest.PullRequest{Head: sha, Base: "release-branch.go1.28", State: "closed", Merged: true})
 	h, err = g.PullRequestHead(ctx, PullRequest{"gopher", "codec", 10})
-	if want := (PullRequestHead{SHA: sha, State: "closed", Base: "release-branch.go1.28"}); err != nil || h != want {
+	if want := (PullRequestHead{SHA: sha, State: "closed", Base: "release-branch.go1.28", CloneURL: clone}); err != nil || h != want {
 		t.Errorf("merged pull request: %+v, %v; want %+v", h, err, want)
 	}
 

@@ -147,10 +147,14 @@ func (a *GerritAuth) rest() gerrit.Auth {
 type GitHubAuth struct {
 	Token  Secret
 	APIURL string // "" for https://api.github.com/
+	// Actions is set in a GitHub Actions run (GITHUB_ACTIONS=true),
+	// where a token whose account GitHub does not say is the run's own,
+	// written as ActionsBot (GitHub.Self).
+	Actions bool
 }
 
 // GitHubAuthFromEnv reads GITHUB_TOKEN and GITHUB_API_URL, as GitHub Actions
 // sets them.
 func GitHubAuthFromEnv(getenv func(string) string) *GitHubAuth {
-	return &GitHubAuth{Token: Secret(getenv(EnvGitHubToken)), APIURL: getenv(EnvGitHubAPIURL)}
+	return &GitHubAuth{Token: Secret(getenv(EnvGitHubToken)), APIURL: getenv(EnvGitHubAPIURL), Actions: getenv("GITHUB_ACTIONS") == "true"}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/build/gerrit"
@@ -21,6 +22,7 @@ type Gerrit struct {
 	auth   *GerritAuth
 	client *gerrit.Client
 	opts   Options
+	self   *gerritSelf // patchbot's own account, once known (Self)
 }
 
 // NewGerrit returns a client of the Gerrit server at serverURL
@@ -31,7 +33,7 @@ func NewGerrit(serverURL string, auth *GerritAuth, opts Options) (*Gerrit, error
 	if err != nil {
 		return nil, err
 	}
-	g := &Gerrit{url: u, auth: auth, opts: opts}
+	g := &Gerrit{url: u, auth: auth, opts: opts, self: &gerritSelf{}}
 	g.client = gerrit.NewClient(u, auth.rest())
 	g.client.HTTPClient = opts.httpClient()
 	return g, nil
@@ -148,7 +150,14 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 	}
 	tag := Tag(p.Message.Kind)
 	text := fit(p.Message.Text, maxGerritMessage)
-	if hasMessage(ci.Messages, tag, ps, text, p.Once) {
+	// A message's tag is whatever its poster chose: only patchbot's own
+	// messages say it posted. Without credentials (a dry run), none is
+	// known to be its own, and the dry run says it would post.
+	self, err := g.Self(ctx)
+	if err != nil && !(g.opts.DryRun && !g.SignedIn()) {
+		return nil, err
+	}
+	if hasMessage(ci.Messages, self, tag, ps, text, p.Once) {
 		res.Action = AlreadyPosted
 		return res, nil
 	}
@@ -164,7 +173,7 @@ func (g *Gerrit) Post(ctx context.Context, p GerritPost) (*PostResult, error) {
 				if err != nil {
 					return err
 				}
-				if hasMessage(ci.Messages, tag, ps, text, p.Once) {
+				if hasMessage(ci.Messages, self, tag, ps, text, p.Once) {
 					return nil
 				}
 			}
@@ -239,15 +248,16 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// hasMessage reports whether msgs holds a message with the tag, on patch
-// set ps, whose text is text (any text, when anyText is set). Gerrit stores a review message as
+// hasMessage reports whether msgs holds a message by the account self with
+// the tag, on patch set ps, whose text is text (any text, when anyText is
+// set). Gerrit stores a review message as
 // "Patch Set N[: votes]\n\nTEXT"; the first line is Gerrit's, the rest ours.
 // The match is exact (after trimming space), never by substring: a shorter
 // or edited message is a different message.
-func hasMessage(msgs []gerrit.ChangeMessageInfo, tag string, ps int, text string, anyText bool) bool {
+func hasMessage(msgs []gerrit.ChangeMessageInfo, self int64, tag string, ps int, text string, anyText bool) bool {
 	want := strings.TrimSpace(text)
 	for _, m := range msgs {
-		if m.Tag != tag || m.RevisionNumber != ps {
+		if m.Tag != tag || m.RevisionNumber != ps || m.Author == nil || m.Author.NumericID != self || self == 0 {
 			continue
 		}
 		if anyText {
@@ -316,6 +326,42 @@ func (g *Gerrit) Hashtags(ctx context.Context, change string, add, remove []stri
 // has no credentials, or nil: for callers that check everything before they
 // start (every write checks it again).
 func (g *Gerrit) CheckAuth(target string) error { return g.needAuth(target) }
+
+// A gerritSelf is patchbot's own account id on a server, learned once and
+// shared by the copies of a client.
+type gerritSelf struct {
+	mu sync.Mutex
+	id int64
+}
+
+// Self returns the id of patchbot's own account on the server, the one its
+// credentials sign in as (GET /accounts/self), asked once; a failure is
+// asked again next time. Only messages by it are patchbot's: a message's
+// tag is chosen by whoever posts it.
+func (g *Gerrit) Self(ctx context.Context) (int64, error) {
+	const target, op = "the signed-in account", "reading the signed-in account"
+	if err := g.needAuth(target); err != nil {
+		return 0, err
+	}
+	g.self.mu.Lock()
+	defer g.self.mu.Unlock()
+	if g.self.id != 0 {
+		return g.self.id, nil
+	}
+	var a gerrit.AccountInfo
+	if err := g.opts.retryRead(ctx, g.server(), target, op, classifyGerrit, func(f failure) string { return hint("Gerrit", f.status) }, func(ctx context.Context) error {
+		var err error
+		a, err = g.client.GetAccountInfo(ctx, "self")
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	if a.NumericID <= 0 {
+		return 0, &Error{Server: g.server(), Target: target, Op: op, Status: http.StatusOK, Detail: "no account id in the answer", Hint: "check that the server is a Gerrit"}
+	}
+	g.self.id = a.NumericID
+	return a.NumericID, nil
+}
 
 // needAuth returns an error saying what to set when g has no credentials.
 func (g *Gerrit) needAuth(target string) error {

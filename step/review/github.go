@@ -24,6 +24,7 @@ type GitHub struct {
 	auth *GitHubAuth
 	http *http.Client // with the token, if any
 	opts Options
+	self *self // patchbot's own login, once known (Self)
 
 	// StepSummary, if set, is the file GitHub Actions shows as the step's
 	// summary (GITHUB_STEP_SUMMARY); each post appends its text there too.
@@ -40,7 +41,10 @@ func NewGitHub(auth *GitHubAuth, opts Options) (*GitHub, error) {
 	if auth.Token.isSet() {
 		hc.Transport = &tokenTransport{token: auth.Token, next: hc.Transport}
 	}
-	g := &GitHub{auth: auth, http: hc, opts: opts}
+	if opts.GitHubLogin != "" && !ValidLogin(opts.GitHubLogin) {
+		return nil, fmt.Errorf("serve.github.login: %q is not a GitHub login (nor an App's SLUG[bot])", opts.GitHubLogin)
+	}
+	g := &GitHub{auth: auth, http: hc, opts: opts, self: &self{}}
 	g.base = g.client().BaseURL
 	if auth.APIURL != "" {
 		u, err := CheckServerURL(auth.APIURL)
@@ -227,6 +231,15 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 // the retry policy; without, the first error is returned, for a caller that
 // is itself one attempt of a retry loop.
 func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bool) (*github.IssueComment, error) {
+	login, err := g.Self(ctx)
+	if err != nil {
+		if g.opts.DryRun && !g.SignedIn() {
+			// Without a token nothing tells patchbot's comments
+			// from others': a dry run says it would create one.
+			return nil, nil
+		}
+		return nil, err
+	}
 	marker := Marker(kind)
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < 100; page++ { // 10,000 comments is past any real pull request
@@ -247,7 +260,7 @@ func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bo
 			return nil, err
 		}
 		for _, c := range cs {
-			if first, _, _ := strings.Cut(c.GetBody(), "\n"); strings.TrimSpace(first) == marker {
+			if first, _, _ := strings.Cut(c.GetBody(), "\n"); strings.TrimSpace(first) == marker && mine(c, login) {
 				return c, nil
 			}
 		}

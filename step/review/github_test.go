@@ -38,10 +38,16 @@ func newFakeGitHub(t *testing.T, repo string) (*reviewtest.GitHub, *GitHubAuth) 
 	return f, &GitHubAuth{Token: fakeToken, APIURL: f.URL}
 }
 
+// newTestGitHub returns a client of auth's server with fast retries, as
+// patchbot's account reviewtest.Bot unless o names another (the tests of
+// GitHub.Self make their own clients).
 func newTestGitHub(t *testing.T, auth *GitHubAuth, o Options) *GitHub {
 	t.Helper()
 	if o.Policy.Attempts == 0 {
 		o.Policy = fastPolicy
+	}
+	if o.GitHubLogin == "" {
+		o.GitHubLogin = reviewtest.Bot
 	}
 	g, err := NewGitHub(auth, o)
 	if err != nil {

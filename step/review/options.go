@@ -25,6 +25,11 @@ type Options struct {
 	// Timeout bounds each HTTP request; 0 means 30s.
 	Timeout time.Duration
 
+	// GitHubLogin is patchbot's own GitHub account, the one its token
+	// writes as; "" asks GitHub (GitHub.Self). Only its comments are
+	// patchbot's.
+	GitHubLogin string
+
 	// Transport, if not nil, carries the HTTP requests (a proxy, or a
 	// fault injector); nil means http.DefaultTransport.
 	Transport http.RoundTripper

@@ -141,6 +141,9 @@ func NewGitHub(repo string) *GitHub {
 	} {
 		mux.HandleFunc(e.pattern, g.inRepo(e.handler))
 	}
+	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
+		g.self(w, r, loginOf(r))
+	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "Not Found")
 	})
@@ -240,7 +243,8 @@ func (g *GitHub) SetFault(f func(w http.ResponseWriter, r *http.Request) bool) {
 func (g *GitHub) Serve(w http.ResponseWriter, r *http.Request) { g.api.ServeHTTP(w, r) }
 
 // AddToken makes token sign in as login, for a test that acts as another
-// user than Bot (a pull request's author, say).
+// user than Bot (a pull request's author, say), or as an App's
+// installation token when login is SLUG[bot].
 func (g *GitHub) AddToken(token, login string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -466,6 +470,27 @@ func user(login string) map[string]string {
 		typ = "Bot"
 	}
 	return map[string]string{"login": login, "type": typ}
+}
+
+// loginOf returns the login signIn found for r's token; "" without one.
+func loginOf(r *http.Request) string {
+	login, _ := r.Context().Value(loginKey{}).(string)
+	return login
+}
+
+// self answers GET /user as GitHub does: the token's user; 401 without a
+// token; 403 to an App's installation token (a login SLUG[bot], AddToken),
+// which has no user.
+func (g *GitHub) self(w http.ResponseWriter, _ *http.Request, login string) {
+	switch {
+	case login == "":
+		fail(w, http.StatusUnauthorized, "Requires authentication")
+	case strings.HasSuffix(login, "[bot]"):
+		fail(w, http.StatusForbidden, "Resource not accessible by integration")
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(user(login))
+	}
 }
 
 // commentJSON is c as GitHub serves it.
