@@ -452,7 +452,9 @@ func htmlStart(r string, inParagraph bool) (string, bool) {
 		return "?>", true
 	case strings.HasPrefix(r, "<![CDATA["):
 		return "]]>", true
-	case len(r) > 2 && r[1] == '!' && isASCIILetter(r[2]):
+	case len(r) > 2 && r[1] == '!' && 'A' <= r[2] && r[2] <= 'Z':
+		// CommonMark 0.31 takes any letter; cmark-gfm (GitHub) and
+		// goldmark take upper case only.
 		return ">", true
 	}
 	name := strings.TrimPrefix(lower[1:], "/")

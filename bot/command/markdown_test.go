@@ -43,6 +43,8 @@ var githubShows = []struct {
 	{"code element, closed before", "run <code>x</code>\n/patchbot bench", []int{2}},
 	{"div block", "<div>\n/patchbot bench\n\n/patchbot freeze\n</div>", []int{4}},
 	{"details, then a paragraph", "<details><summary>bench</summary>\n\n/patchbot bench\n\n</details>", []int{3}},
+	{"declaration", "<!DOCTYPE x\n/patchbot bench\n>\n/patchbot freeze", []int{4}},
+	{"no declaration: lower case", "<!a\n/patchbot bench", []int{2}}, // found by FuzzRendered
 	{"inline span, not a block", "<span>x</span> LGTM\n/patchbot bench", []int{2}},
 	{"attribute over lines", "see <span title='\n/patchbot bench\n'>x</span>", nil},
 
