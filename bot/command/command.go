@@ -7,11 +7,17 @@
 // value out; it talks to no server and runs nothing.
 //
 // A command is a line of its own that starts with "/patchbot" (after at
-// most three spaces). Parse reads at most the first MaxMessage bytes of a
+// most three spaces, and any zero-width spaces or byte order marks, which
+// show as nothing). Parse reads at most the first MaxMessage bytes of a
 // message and returns its one command, if any; a message with two command
-// lines is an error, not two jobs. Lines that quote ("> /patchbot bench")
-// and lines in code (indented four spaces, or inside a ``` or ~~~ fence)
-// are not commands: they are someone's words shown, not asked.
+// lines is an error, not two jobs, and so is a command line that the limit
+// cuts. A command line is a line GitHub shows as text of its own
+// (markdown.go reads the message as CommonMark and GitHub Flavored
+// Markdown do): lines that quote ("> /patchbot bench", and the lines that
+// lazily continue a quote), lines in code (indented four spaces, inside a
+// ``` or ~~~ fence or a code span) and lines in raw HTML (a comment, a
+// <pre> or <code> element, an HTML block) are not commands: they are
+// someone's words shown, not asked, or not shown at all.
 //
 // Each command is a Rule in one table: its name, its synopsis, what it
 // does, and a parse func that reads its arguments strictly, within limits
@@ -117,39 +123,25 @@ func quote(s string) string {
 
 // Parse returns the command in the text of one review message or comment:
 // nil and no error when there is none, an *Error when the command line is
-// not understood or there are two of them.
+// not understood, when there are two of them, or when MaxMessage cuts the
+// command line.
 func Parse(text string) (*Command, error) {
+	cut := len(text) >= MaxMessage && !lineEndAt(text, MaxMessage)
 	if len(text) > MaxMessage {
 		text = text[:MaxMessage]
 	}
+	lastLine := strings.Count(text, "\n") + 1
 	var found *Command
 	var foundErr error
-	fence := ""
-	for i, line := range strings.Split(text, "\n") {
-		n := i + 1
-		line = strings.TrimSuffix(line, "\r")
-		body, ok := indented(line)
-		if !ok {
-			continue // code, or not even a short indent
-		}
-		if fence != "" {
-			if strings.HasPrefix(body, fence) && strings.TrimSpace(strings.TrimLeft(body, fence[:1])) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceOf(body); f != "" {
-			fence = f
-			continue
-		}
-		rest, ok := strings.CutPrefix(body, Prefix)
-		if !ok || (rest != "" && !startsWithSpace(rest)) {
-			continue // not a command line ("/patchbots", prose)
-		}
+	for _, l := range commandLines(text) {
 		if found != nil || foundErr != nil {
-			return nil, &Error{Line: n, Msg: "one command per message, please: write this one in a message of its own"}
+			return nil, &Error{Line: l.n, Msg: "one command per message, please: write this one in a message of its own"}
 		}
-		found, foundErr = parseLine(n, rest)
+		if cut && l.n == lastLine {
+			foundErr = &Error{Line: l.n, Msg: fmt.Sprintf("the line is cut at the message limit (%d bytes) and may have said more: write the command in a shorter message", MaxMessage)}
+			continue
+		}
+		found, foundErr = parseLine(l.n, l.rest)
 	}
 	if foundErr != nil {
 		return nil, foundErr
@@ -157,26 +149,11 @@ func Parse(text string) (*Command, error) {
 	return found, nil
 }
 
-// indented returns line without its indent when the indent is at most
-// three spaces (four make a code block in Markdown, and a preformatted
-// line in Gerrit); tabs indent code too.
-func indented(line string) (string, bool) {
-	body := strings.TrimLeft(line, " ")
-	if len(line)-len(body) > 3 || strings.HasPrefix(body, "\t") {
-		return "", false
-	}
-	return body, true
-}
-
-// fenceOf returns the fence a line opens (``` or ~~~, or longer), or "".
-func fenceOf(body string) string {
-	for _, c := range []string{"`", "~"} {
-		n := len(body) - len(strings.TrimLeft(body, c))
-		if n >= 3 {
-			return strings.Repeat(c, n)
-		}
-	}
-	return ""
+// lineEndAt reports whether text has a line end at byte i: a message of
+// MaxMessage bytes or more whose last line read has none may have been
+// cut there, by Parse or before it.
+func lineEndAt(text string, i int) bool {
+	return i < len(text) && (text[i] == '\n' || text[i] == '\r')
 }
 
 func startsWithSpace(s string) bool {

@@ -13,7 +13,7 @@ import (
 // re-renders to a line that parses back to the same command; and that
 // every error is an *Error of one line of at most MaxError bytes. The seed
 // corpus is in testdata/fuzz/FuzzParse: hostile arguments, quotes,
-// fences, Gerrit and GitHub messages.
+// fences, HTML, Gerrit and GitHub messages.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"/patchbot bench -count 10 -bench ^BenchmarkWriteInts$ ./codec",
@@ -21,6 +21,11 @@ func FuzzParse(f *testing.F) {
 		"```\n/patchbot bench\n```\n/patchbot help",
 		"/patchbot bench -count 1000000 -bench ( ../../x",
 		Help(),
+		"LGTM <!-- not yet\n/patchbot bench -count 50\n-->\n\u200b/patchbot freeze",
+		"<pre>\n/patchbot bench\n</pre>\n<code>\n/patchbot freeze\n</code>",
+		"> /patchbot bench\n/patchbot bench -count 5\n\n- > x\n/patchbot help",
+		"| a |\n| - |\n/patchbot bench\n\n[x]: /u '\n/patchbot help\n'",
+		strings.Repeat("x", MaxMessage-len("/patchbot bench -count 5")-1) + "\n/patchbot bench -count 50",
 	} {
 		f.Add(s)
 	}

@@ -16,7 +16,7 @@ func Help() string {
 			b.WriteString("        " + line + "\n")
 		}
 	}
-	b.WriteString("\nQuoted lines (> ...) and code are not read as commands.\n")
+	b.WriteString("\nQuoted lines (> ...), code and HTML comments are not read as commands.\n")
 	return b.String()
 }
 
