@@ -36,8 +36,11 @@ const (
 // into logs and the queue, so nothing else is taken.
 var deliveryRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 
-// eventRE is what an event's name may be.
-var eventRE = regexp.MustCompile(`^[a-z_]{1,64}$`)
+// eventRE is what an event's name may be: GitHub's are snake case, some
+// with digits (projects_v2_item). The name goes into logs, so nothing else
+// is taken; a well-formed name that patchbot does not act on is answered
+// 200, as GitHub expects of a hook subscribed to more than it reads.
+var eventRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
 
 // A delivery is one request to the webhook, as the log line and the answer
 // describe it.
@@ -243,6 +246,34 @@ type issueCommentEvent struct {
 	} `json:"repository"`
 }
 
+// check returns the pull request (or issue) that ev names, or what makes
+// ev invalid on its face: a missing field, a repository or login that
+// GitHub would not have sent (evil/.., ../../admin), a number out of
+// GitHub's range, a pull_request field that is not an object. It reads
+// nothing: such a payload is answered 400 before any read of GitHub,
+// since no redelivery could make it good. A comment on an issue that is
+// not a pull request is valid (GitHub sends those to the same hook); the
+// decision ignores it.
+func (ev *issueCommentEvent) check() (review.PullRequest, error) {
+	switch {
+	case ev.Action == "":
+		return review.PullRequest{}, errors.New("issue_comment without an action")
+	case ev.Issue.Number <= 0, ev.Comment.ID <= 0, ev.Repository.FullName == "", ev.Comment.User.Login == "":
+		return review.PullRequest{}, errors.New("issue_comment without its issue number, comment id, repository or author")
+	}
+	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
+	if err != nil {
+		return review.PullRequest{}, fmt.Errorf("repository and issue: %v", err)
+	}
+	if err := review.CheckLogin(ev.Comment.User.Login); err != nil {
+		return review.PullRequest{}, fmt.Errorf("the comment's author: %v", err)
+	}
+	if p := ev.Issue.PullRequest; p != nil && (len(*p) == 0 || (*p)[0] != '{') {
+		return review.PullRequest{}, fmt.Errorf("issue.pull_request is %s: want an object, or none for an issue", clipValid(string(*p), 40))
+	}
+	return pr, nil
+}
+
 // issueComment reads an issue_comment event: a command from someone who
 // may ask becomes a job bound to the pull request's head; a command that
 // is not understood, or from someone who may not ask, a job that replies;
@@ -253,17 +284,9 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clipValid(err.Error(), 200))
 		return
 	}
-	switch {
-	case ev.Action == "":
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without an action")
-		return
-	case ev.Issue.Number <= 0, ev.Comment.ID <= 0, ev.Repository.FullName == "", ev.Comment.User.Login == "":
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without its issue number, comment id, repository or author")
-		return
-	}
-	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
+	pr, err := ev.check()
 	if err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clipValid(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
 		return
 	}
 	target := review.GitHubTarget(pr)
