@@ -47,9 +47,14 @@ type env struct {
 // fake GitHub. With work, the queue is started and its handler sends each
 // job it is given to env.jobs.
 func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
+	return newEnvFor(t, "gopher/codec", work, mod)
+}
+
+// newEnvFor is newEnv with the fake GitHub serving repo.
+func newEnvFor(t testing.TB, repo string, work bool, mod func(*Config)) *env {
 	tt, _ := t.(*testing.T)
 	e := &env{t: tt, jobs: make(chan *queue.Job, 100)}
-	e.gh = reviewtest.NewGitHub("gopher/codec")
+	e.gh = reviewtest.NewGitHub(repo)
 	t.Cleanup(func() {
 		e.gh.Close()
 		if s := e.gh.Stray(); len(s) > 0 {
