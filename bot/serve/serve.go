@@ -3,7 +3,9 @@
 // endpoints.
 //
 // Data flows one way. A delivery to POST /webhook/github is checked (its
-// signature over the exact body, its size, its content type), its
+// signature over the exact body, its size, its content type; the bodies
+// read at once before their signatures are checked are bounded, see
+// Config.MaxBodyReads), its
 // issue_comment event decoded, its command parsed and authorised
 // (bot/command's Trust, with the author's permission looked up
 // through step/review when the decision needs it), bound to the pull
@@ -48,6 +50,20 @@ const (
 	// more once JSON-escaped) and the issue, repository and users around
 	// it; 1 MiB holds the largest with room to spare.
 	DefaultMaxBody = 1 << 20
+	// DefaultMaxBodyReads bounds the bodies read at once before their
+	// signature is checked: with DefaultMaxBody, 16 MiB at most, however
+	// many connections are open. A body behind a buffering proxy, or from
+	// GitHub directly, takes milliseconds to read, so 16 slots serve
+	// hundreds of deliveries a second; see docs/deploy.md.
+	DefaultMaxBodyReads = 16
+	// DefaultBodyWait is how long a delivery waits for a free slot before
+	// it is answered 503: a burst of GitHub's deliveries waits its turn
+	// rather than fails, since GitHub does not redeliver by itself.
+	DefaultBodyWait = time.Second
+	// DefaultBodyTimeout is how long a delivery that holds a slot may take
+	// to send its body: GitHub sends it at once, and one that dribbles it
+	// keeps others from their slot.
+	DefaultBodyTimeout = 5 * time.Second
 	// DefaultLookupTimeout bounds the reads from GitHub that one
 	// delivery makes (the author's permission, the pull request's
 	// head), retries included: GitHub waits 10 s for an answer.
@@ -86,6 +102,17 @@ type Config struct {
 	Secret []byte
 	// MaxBody caps a delivery's body; 0 is DefaultMaxBody.
 	MaxBody int64
+	// MaxBodyReads bounds the deliveries whose bodies are read at once,
+	// before their signatures can be checked; a delivery that finds none
+	// of them free within BodyWait is answered 503, with Retry-After, and
+	// its body is not read. 0 is DefaultMaxBodyReads.
+	MaxBodyReads int
+	// BodyWait is how long a delivery waits for one of MaxBodyReads; 0
+	// is DefaultBodyWait.
+	BodyWait time.Duration
+	// BodyTimeout bounds the time a delivery takes to send its body once
+	// it is being read (408 beyond it); 0 is DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// Queue receives the jobs and lists them for the status endpoints.
 	Queue Queue
 	// Trust says who may ask.
@@ -120,10 +147,11 @@ type Config struct {
 //	GET  /api/queue       this process and the leader among those on the queue, as JSON
 //	GET  /                the status page
 type Handler struct {
-	cfg  Config
-	mux  *http.ServeMux
-	log  *slog.Logger
-	seen *deliveries
+	cfg   Config
+	mux   *http.ServeMux
+	log   *slog.Logger
+	seen  *deliveries
+	reads readSlots // the bodies being read before their signature is checked
 }
 
 // New returns a Handler. It refuses a configuration without a secret, a
@@ -137,11 +165,20 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("serve: no queue")
 	case cfg.GitHub == nil:
 		return nil, errors.New("serve: no GitHub client")
-	case cfg.MaxBody < 0, cfg.LookupTimeout < 0, cfg.MaxCommentAge < 0:
+	case cfg.MaxBody < 0, cfg.MaxBodyReads < 0, cfg.BodyWait < 0, cfg.BodyTimeout < 0, cfg.LookupTimeout < 0, cfg.MaxCommentAge < 0:
 		return nil, errors.New("serve: negative limit")
 	}
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.MaxBodyReads == 0 {
+		cfg.MaxBodyReads = DefaultMaxBodyReads
+	}
+	if cfg.BodyWait == 0 {
+		cfg.BodyWait = DefaultBodyWait
+	}
+	if cfg.BodyTimeout == 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	if cfg.LookupTimeout == 0 {
 		cfg.LookupTimeout = DefaultLookupTimeout
@@ -157,7 +194,8 @@ func New(cfg Config) (*Handler, error) {
 	}
 	cfg.Secret = append([]byte(nil), cfg.Secret...)
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,
-		seen: &deliveries{ttl: cfg.MaxCommentAge, now: cfg.Now, m: map[string]seenDelivery{}}}
+		seen:  &deliveries{ttl: cfg.MaxCommentAge, now: cfg.Now, m: map[string]seenDelivery{}},
+		reads: newReadSlots(cfg.MaxBodyReads)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
@@ -46,9 +47,14 @@ type env struct {
 // fake GitHub. With work, the queue is started and its handler sends each
 // job it is given to env.jobs.
 func newEnv(t testing.TB, work bool, mod func(*Config)) *env {
+	return newEnvFor(t, "gopher/codec", work, mod)
+}
+
+// newEnvFor is newEnv with the fake GitHub serving repo.
+func newEnvFor(t testing.TB, repo string, work bool, mod func(*Config)) *env {
 	tt, _ := t.(*testing.T)
 	e := &env{t: tt, jobs: make(chan *queue.Job, 100)}
-	e.gh = reviewtest.NewGitHub("gopher/codec")
+	e.gh = reviewtest.NewGitHub(repo)
 	t.Cleanup(func() {
 		e.gh.Close()
 		if s := e.gh.Stray(); len(s) > 0 {
@@ -319,6 +325,15 @@ func TestBadInput(t *testing.T) {
 		{"empty object", "issue_comment", []byte(`{}`), nil, 400},
 		{"no comment", "issue_comment", []byte(`{"action":"created","issue":{"number":7,"pull_request":{}},"repository":{"full_name":"gopher/codec"}}`), nil, 400},
 		{"hostile repository", "issue_comment", comment{Repo: "../../etc", Body: "/patchbot bench"}.payload(), nil, 400},
+		// Invalid on their face: a 400 before any read of GitHub, not a
+		// 502 that asks for a redelivery that could never succeed.
+		{"repository ..", "issue_comment", comment{Repo: "evil/..", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"repository .", "issue_comment", comment{Repo: "evil/.", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"hostile login", "issue_comment", comment{Login: "../../admin", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"login with a query", "issue_comment", comment{Login: "bob?x=1", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"hostile login, edited", "issue_comment", comment{Action: "edited", Login: "../../admin", Body: "/patchbot bench"}.payload(), nil, 400},
+		{"zero issue", "issue_comment", []byte(`{"action":"created","issue":{"number":0,"pull_request":{}},"comment":{"id":1,"body":"/patchbot bench","user":{"login":"alice"}},"repository":{"full_name":"gopher/codec"}}`), nil, 400},
+		{"pull_request not an object", "issue_comment", []byte(`{"action":"created","issue":{"number":7,"pull_request":"yes"},"comment":{"id":1,"body":"/patchbot bench","user":{"login":"alice"}},"repository":{"full_name":"gopher/codec"}}`), nil, 400},
 		{"negative issue", "issue_comment", comment{PR: -3, Body: "/patchbot bench"}.payload(), nil, 400},
 		{"huge issue number", "issue_comment", comment{PR: 1 << 40, Body: "/patchbot bench"}.payload(), nil, 400},
 		{"no delivery", "issue_comment", good, func(r *http.Request) { r.Header.Del(headerDelivery) }, 400},
@@ -326,10 +341,15 @@ func TestBadInput(t *testing.T) {
 		{"long delivery", "issue_comment", good, func(r *http.Request) { r.Header.Set(headerDelivery, strings.Repeat("a", 65)) }, 400},
 		{"no event", "", good, nil, 400},
 		{"hostile event", "issue_comment\nx", good, nil, 400},
+		{"event with a hyphen", "issue-comment", good, nil, 400},
+		{"event with a space", "issue comment", good, nil, 400},
+		{"long event", strings.Repeat("a", 65), good, nil, 400},
 		{"unknown event", "push", []byte(`{"ref":"refs/heads/master"}`), nil, 200},
+		{"event with digits", "projects_v2_item", []byte(`{"action":"created"}`), nil, 200},
+		{"event in capitals", "Ping_2", []byte(`{}`), nil, 200},
 		{"not JSON for an unknown event", "star", []byte(`not json`), nil, 200},
 	} {
-		r := request("bad-"+strings.ReplaceAll(tc.name, " ", "-"), tc.event, tc.body)
+		r := request(deliveryID("bad-"+tc.name), tc.event, tc.body)
 		if tc.set != nil {
 			tc.set(r)
 		}
@@ -567,6 +587,17 @@ func TestStale(t *testing.T) {
 	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
 		t.Errorf("a stale command read the head")
 	}
+}
+
+// deliveryID makes a delivery id, which only letters, digits and hyphens
+// may make up, of a test's name.
+func deliveryID(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '-'
+	}, name)
 }
 
 func must[T any](v T, err error) T {

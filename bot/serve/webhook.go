@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -36,25 +37,43 @@ const (
 // into logs and the queue, so nothing else is taken.
 var deliveryRE = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 
-// eventRE is what an event's name may be.
-var eventRE = regexp.MustCompile(`^[a-z_]{1,64}$`)
+// eventRE is what an event's name may be: GitHub's are snake case, some
+// with digits (projects_v2_item). The name goes into logs, so nothing else
+// is taken; a well-formed name that patchbot does not act on is answered
+// 200, as GitHub expects of a hook subscribed to more than it reads.
+var eventRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
 
 // A delivery is one request to the webhook, as the log line and the answer
 // describe it.
 type delivery struct {
 	id, event string
 	attrs     []slog.Attr
+	// read is set once the whole body was read: an answer before that
+	// closes the connection rather than read the rest of the body.
+	read bool
 }
 
 func (d *delivery) add(attrs ...slog.Attr) { d.attrs = append(d.attrs, attrs...) }
 
 // answer writes the status and a one-line text (GitHub's delivery log shows
-// it), and logs the delivery in one line.
+// it), and logs the delivery in one line. Before the body is read (d.read
+// false), it closes the connection after the answer: otherwise net/http
+// would read up to 256 KiB of the body first, for the next request on the
+// connection, as slowly as the client sends it.
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, d *delivery, status int, outcome, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if !d.read {
+		w.Header().Set("Connection", "close")
+	}
 	w.WriteHeader(status)
 	io.WriteString(w, text+"\n")
+	if !d.read {
+		// The server reads what is left of the body when the handler
+		// returns; a deadline already past ends that at once. (A
+		// ResponseRecorder cannot set one; nothing is left to read there.)
+		http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
 	if d.id != "" && status/100 == 2 && outcome != "redelivery" && outcome != "pong" {
 		h.seen.add(d.id, text)
 	}
@@ -90,6 +109,7 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 		d.event = ev
 	}
 
+	// What can be refused without the body is refused first.
 	sig, msg := signature(r.Header)
 	if msg != "" {
 		h.answer(w, r, d, http.StatusUnauthorized, "unsigned", msg)
@@ -100,19 +120,22 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clipValid(r.Header.Get("Content-Type"), 60)))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			h.answer(w, r, d, http.StatusRequestEntityTooLarge, "too large", fmt.Sprintf("body larger than %d bytes", h.cfg.MaxBody))
-			return
-		}
-		h.answer(w, r, d, http.StatusBadRequest, "unreadable", "reading the body: "+err.Error())
+	if r.ContentLength > h.cfg.MaxBody {
+		h.answer(w, r, d, http.StatusRequestEntityTooLarge, "too large", fmt.Sprintf("body larger than %d bytes: %d declared", h.cfg.MaxBody, r.ContentLength))
 		return
 	}
-	mac := hmac.New(sha256.New, h.cfg.Secret)
-	mac.Write(body)
-	if !hmac.Equal(mac.Sum(nil), sig) {
-		h.answer(w, r, d, http.StatusUnauthorized, "bad signature", headerSignature+" does not match the body: check the webhook's secret")
+
+	// The body, read in a slot (bodyread.go), checked and decoded there.
+	buf, ok := h.reads.acquire(r.Context(), h.cfg.BodyWait)
+	if !ok {
+		// A slot frees within BodyTimeout, at the latest.
+		w.Header().Set("Retry-After", strconv.Itoa(int((h.cfg.BodyTimeout+time.Second-1)/time.Second)))
+		h.answer(w, r, d, http.StatusServiceUnavailable, "busy",
+			fmt.Sprintf("busy: %d deliveries are being read; redeliver in a few seconds", h.cfg.MaxBodyReads))
+		return
+	}
+	p, ok := h.readSigned(w, r, d, sig, buf)
+	if !ok {
 		return
 	}
 
@@ -137,10 +160,73 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	case "ping":
 		h.answer(w, r, d, http.StatusOK, "pong", "pong")
 	case "issue_comment":
-		h.issueComment(w, r, d, body)
+		if p.decodeErr != nil {
+			h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clipValid(p.decodeErr.Error(), 200))
+			return
+		}
+		h.issueComment(w, r, d, p.comment)
 	default:
 		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment events only")
 	}
+}
+
+// A payload is what is kept of a signed body once its slot is given back.
+type payload struct {
+	comment   *issueCommentEvent // an issue_comment event, decoded
+	decodeErr error              // what kept it from being decoded
+}
+
+// readSigned reads the body into buf, the buffer of the slot the caller
+// took, within BodyTimeout; checks the signature; and, for an
+// issue_comment, decodes it. It gives the slot back before it returns,
+// having kept nothing of the body but the decoded event, so that the slot
+// is held while the body is read, not while GitHub is. It reports false
+// when it answered: the body was too large, too slow or unreadable, or its
+// signature is wrong.
+func (h *Handler) readSigned(w http.ResponseWriter, r *http.Request, d *delivery, sig []byte, buf []byte) (payload, bool) {
+	defer func() { h.reads.release(buf) }()
+	// The server's own read timeout (if any) bounds the whole request;
+	// this bounds the body, which a slot waits for. A ResponseRecorder
+	// cannot set it, and does not need to.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(h.cfg.BodyTimeout))
+	var err error
+	buf, err = readInto(buf, http.MaxBytesReader(w, r.Body, h.cfg.MaxBody), r.ContentLength)
+	if err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			h.answer(w, r, d, http.StatusRequestEntityTooLarge, "too large", fmt.Sprintf("body larger than %d bytes", h.cfg.MaxBody))
+			return payload{}, false
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			h.answer(w, r, d, http.StatusRequestTimeout, "too slow",
+				fmt.Sprintf("the body took more than %v to arrive (%d bytes by then)", h.cfg.BodyTimeout, len(buf)))
+			return payload{}, false
+		}
+		h.answer(w, r, d, http.StatusBadRequest, "unreadable", "reading the body: "+err.Error())
+		return payload{}, false
+	}
+	d.read = true
+	// No deadline from here on: net/http watches a read body's
+	// connection for the client going away, and a deadline passing
+	// there would cancel the request's context in the middle of the
+	// reads of GitHub.
+	rc.SetReadDeadline(time.Time{})
+	mac := hmac.New(sha256.New, h.cfg.Secret)
+	mac.Write(buf)
+	if !hmac.Equal(mac.Sum(nil), sig) {
+		h.answer(w, r, d, http.StatusUnauthorized, "bad signature", headerSignature+" does not match the body: check the webhook's secret")
+		return payload{}, false
+	}
+	if d.event != "issue_comment" {
+		return payload{}, true
+	}
+	// Unmarshal copies what it keeps (strings, RawMessage): nothing of
+	// ev refers to buf.
+	ev := new(issueCommentEvent)
+	if err := json.Unmarshal(buf, ev); err != nil {
+		return payload{decodeErr: err}, true
+	}
+	return payload{comment: ev}, true
 }
 
 // deliveries remembers the deliveries that were handled (answered 2xx), for
@@ -243,27 +329,42 @@ type issueCommentEvent struct {
 	} `json:"repository"`
 }
 
+// check returns the pull request (or issue) that ev names, or what makes
+// ev invalid on its face: a missing field, a repository or login that
+// GitHub would not have sent (evil/.., ../../admin), a number out of
+// GitHub's range, a pull_request field that is not an object. It reads
+// nothing: such a payload is answered 400 before any read of GitHub,
+// since no redelivery could make it good. A comment on an issue that is
+// not a pull request is valid (GitHub sends those to the same hook); the
+// decision ignores it.
+func (ev *issueCommentEvent) check() (review.PullRequest, error) {
+	switch {
+	case ev.Action == "":
+		return review.PullRequest{}, errors.New("issue_comment without an action")
+	case ev.Issue.Number <= 0, ev.Comment.ID <= 0, ev.Repository.FullName == "", ev.Comment.User.Login == "":
+		return review.PullRequest{}, errors.New("issue_comment without its issue number, comment id, repository or author")
+	}
+	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
+	if err != nil {
+		return review.PullRequest{}, fmt.Errorf("repository and issue: %v", err)
+	}
+	if err := review.CheckLogin(ev.Comment.User.Login); err != nil {
+		return review.PullRequest{}, fmt.Errorf("the comment's author: %v", err)
+	}
+	if p := ev.Issue.PullRequest; p != nil && (len(*p) == 0 || (*p)[0] != '{') {
+		return review.PullRequest{}, fmt.Errorf("issue.pull_request is %s: want an object, or none for an issue", clipValid(string(*p), 40))
+	}
+	return pr, nil
+}
+
 // issueComment reads an issue_comment event: a command from someone who
 // may ask becomes a job bound to the pull request's head; a command that
 // is not understood, or from someone who may not ask, a job that replies;
 // anything else nothing.
-func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, body []byte) {
-	var ev issueCommentEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not an issue_comment payload: "+clipValid(err.Error(), 200))
-		return
-	}
-	switch {
-	case ev.Action == "":
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without an action")
-		return
-	case ev.Issue.Number <= 0, ev.Comment.ID <= 0, ev.Repository.FullName == "", ev.Comment.User.Login == "":
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "issue_comment without its issue number, comment id, repository or author")
-		return
-	}
-	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Issue.Number, 10))
+func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, ev *issueCommentEvent) {
+	pr, err := ev.check()
 	if err != nil {
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", "repository and issue: "+clipValid(err.Error(), 200))
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
 		return
 	}
 	target := review.GitHubTarget(pr)

@@ -1,6 +1,6 @@
 // Package testenv decides, in one place, what a test does when a real
 // component it needs is missing: the test Gerrit, the test PostgreSQL,
-// bubblewrap, shellcheck, Mercurial.
+// bubblewrap, shellcheck, Mercurial, the real webhook payloads.
 //
 // Under 'go test' alone a test without its component skips, with a message
 // that names the script that provides it. Under scripts/test, which installs
@@ -26,8 +26,8 @@ import (
 // A Component is a real program or server that some tests need.
 type Component struct {
 	// Name is the component's short name: the suffix of its
-	// PATCHBOT_TEST_REQUIRE_ variable (upper-cased) and its name in the
-	// suite's summary.
+	// PATCHBOT_TEST_REQUIRE_ variable (upper-cased, a hyphen made an
+	// underscore) and its name in the suite's summary.
 	Name string
 	// What names it in a sentence.
 	What string
@@ -42,14 +42,20 @@ var (
 	Sandbox    = Component{"sandbox", "the sandbox (bubblewrap)", `install bubblewrap (apt-get install bubblewrap; scripts/test does it) and allow user namespaces (docs/sandbox.md)`}
 	Shellcheck = Component{"shellcheck", "shellcheck", `install it (apt-get install shellcheck; scripts/test does it)`}
 	Mercurial  = Component{"mercurial", "Mercurial (hg)", `install it (apt-get install mercurial; scripts/test does it)`}
+	// WebhookExamples are the real payloads of the npm package
+	// @octokit/webhooks-examples, which bot/serve feeds through the
+	// webhook; the script fetches a pinned version and checks it.
+	WebhookExamples = Component{"webhook-examples", "the npm package @octokit/webhooks-examples (real webhook payloads)",
+		`fetch it: eval "$(scripts/fetch-webhook-examples)" (scripts/test does it)`}
 )
 
 // All lists every component, in the order of the suite's summary.
-var All = []Component{Gerrit, Postgres, Sandbox, Shellcheck, Mercurial}
+var All = []Component{Gerrit, Postgres, Sandbox, Shellcheck, Mercurial, WebhookExamples}
 
-// RequireVar returns the environment variable that makes c required.
+// RequireVar returns the environment variable that makes c required: a
+// name a shell can export, so a hyphen in c's name is an underscore there.
 func (c Component) RequireVar() string {
-	return "PATCHBOT_TEST_REQUIRE_" + strings.ToUpper(c.Name)
+	return "PATCHBOT_TEST_REQUIRE_" + strings.ToUpper(strings.ReplaceAll(c.Name, "-", "_"))
 }
 
 // Required reports whether the environment requires c: a test that cannot

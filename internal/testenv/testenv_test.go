@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -101,15 +102,21 @@ func TestNeed(t *testing.T) {
 }
 
 func TestRequireVar(t *testing.T) {
+	// What a shell can export (scripts/test does).
+	shellName := regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 	seen := map[string]bool{}
 	for _, c := range All {
 		v := c.RequireVar()
-		if seen[v] || !strings.HasPrefix(v, "PATCHBOT_TEST_REQUIRE_") || strings.ToUpper(v) != v {
+		if seen[v] || !strings.HasPrefix(v, "PATCHBOT_TEST_REQUIRE_") || !shellName.MatchString(v) {
 			t.Errorf("%s: variable %s", c.Name, v)
 		}
 		seen[v] = true
 		if c.What == "" || c.Remedy == "" {
 			t.Errorf("%s: says neither what it is nor how to get it", c.Name)
 		}
+	}
+	// A hyphen in the name is an underscore in the variable.
+	if got, want := WebhookExamples.RequireVar(), "PATCHBOT_TEST_REQUIRE_WEBHOOK_EXAMPLES"; got != want {
+		t.Errorf("%s: variable %s, want %s", WebhookExamples.Name, got, want)
 	}
 }

@@ -26,6 +26,27 @@ var (
 	repoRE  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 )
 
+// CheckRepository returns an error when owner/repo cannot name a GitHub
+// repository. go-github puts the names into the URL's path as they are, so
+// anything else (a slash, a "?", a repository named "." or "..") would
+// read another endpoint; callers that take the names from outside (a
+// webhook's payload) check them before they ask GitHub anything.
+func CheckRepository(owner, repo string) error {
+	if !ownerRE.MatchString(owner) || !repoRE.MatchString(repo) || repo == "." || repo == ".." {
+		return fmt.Errorf("%q is not a GitHub repository: want OWNER/REPO as in github.com/OWNER/REPO", owner+"/"+repo)
+	}
+	return nil
+}
+
+// CheckLogin returns an error when login cannot be a GitHub login: a
+// user's (letters, digits and hyphens, at most 39) or an App's SLUG[bot].
+func CheckLogin(login string) error {
+	if !loginRE.MatchString(login) {
+		return fmt.Errorf("%q is not a GitHub login", login)
+	}
+	return nil
+}
+
 // PermissionLevel returns login's permission on owner/repo as GitHub's
 // permission field says it: "admin", "write", "read" or "none" (a
 // maintainer is "write", triage is "read"). go-github puts its arguments
@@ -34,10 +55,10 @@ var (
 func (g *GitHub) PermissionLevel(ctx context.Context, owner, repo, login string) (string, error) {
 	target := "repository " + owner + "/" + repo
 	op := fmt.Sprintf("reading the permission of %q", login)
-	if !ownerRE.MatchString(owner) || !repoRE.MatchString(repo) || repo == "." || repo == ".." {
+	if CheckRepository(owner, repo) != nil {
 		return "", &Error{Server: g.server(), Target: target, Op: op, Detail: "not a repository name", Hint: "give OWNER and REPO as in github.com/OWNER/REPO"}
 	}
-	if !loginRE.MatchString(login) {
+	if CheckLogin(login) != nil {
 		return "", &Error{Server: g.server(), Target: target, Op: op, Detail: "not a GitHub login"}
 	}
 	var level *github.RepositoryPermissionLevel
@@ -175,7 +196,7 @@ var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 func (g *GitHub) PullRequestHead(ctx context.Context, pr PullRequest) (PullRequestHead, error) {
 	target := "pull request " + pr.String()
 	op := "reading the head commit"
-	if !ownerRE.MatchString(pr.Owner) || !repoRE.MatchString(pr.Repo) || pr.Repo == "." || pr.Repo == ".." || pr.Number <= 0 {
+	if CheckRepository(pr.Owner, pr.Repo) != nil || pr.Number <= 0 {
 		return PullRequestHead{}, &Error{Server: g.server(), Target: target, Op: op, Detail: "not a pull request", Hint: "give OWNER/REPO#N as in github.com/OWNER/REPO/pull/N"}
 	}
 	var p *github.PullRequest

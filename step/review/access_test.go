@@ -179,3 +179,51 @@ func TestGitHubPullRequestHead(t *testing.T) {
 		t.Errorf("refused arguments made requests: %q", f.Requests()[n:])
 	}
 }
+
+// TestCheckNames: the names a webhook's payload gives are checked before
+// any request, with the same patterns the reads use.
+func TestCheckNames(t *testing.T) {
+	for _, tc := range []struct {
+		owner, repo string
+		ok          bool
+	}{
+		{"gopher", "codec", true},
+		{"go-gopher", "x.y_z", true},
+		{"Codertocat", "Hello-World", true},
+		{"gopher", "..", false},
+		{"gopher", ".", false},
+		{"..", "codec", false},
+		{"evil", "", false},
+		{"", "codec", false},
+		{"go/pher", "codec", false},
+		{"gopher", "codec?x=1", false},
+		{"gopher", "codec/../../user", false},
+	} {
+		if err := CheckRepository(tc.owner, tc.repo); (err == nil) != tc.ok {
+			t.Errorf("CheckRepository(%q, %q) = %v; want ok %v", tc.owner, tc.repo, err, tc.ok)
+		}
+	}
+	for _, tc := range []struct {
+		login string
+		ok    bool
+	}{
+		{"alice", true},
+		{"Codertocat", true},
+		{"dependabot[bot]", true},
+		{"a-b-c", true},
+		{strings.Repeat("a", 39), true},
+		{strings.Repeat("a", 40), false},
+		{"../../admin", false},
+		{"", false},
+		{"-alice", false},
+		{"alice bob", false},
+		{"alice[bot]x", false},
+		{"alice\n", false},
+	} {
+		if err := CheckLogin(tc.login); (err == nil) != tc.ok {
+			t.Errorf("CheckLogin(%q) = %v; want ok %v", tc.login, err, tc.ok)
+		} else if err != nil && !strings.Contains(err.Error(), "not a GitHub login") {
+			t.Errorf("CheckLogin(%q): %v; want it to say what is wrong", tc.login, err)
+		}
+	}
+}

@@ -97,10 +97,12 @@ type PullRequest struct {
 
 var prRE = regexp.MustCompile(`^([A-Za-z0-9-]+)/([A-Za-z0-9._-]+)#([1-9][0-9]*)$`)
 
-// ParsePullRequest parses OWNER/REPO#NUMBER.
+// ParsePullRequest parses OWNER/REPO#NUMBER. A repository named "." or
+// "..", which the pattern's characters allow, is refused too
+// (CheckRepository): it names no repository on GitHub.
 func ParsePullRequest(s string) (PullRequest, error) {
 	m := prRE.FindStringSubmatch(s)
-	if m == nil {
+	if m == nil || CheckRepository(m[1], m[2]) != nil {
 		return PullRequest{}, fmt.Errorf("%q is not a pull request like owner/repo#12", s)
 	}
 	// GitHub's numbers are 32-bit (its GraphQL API's Int): a larger one

@@ -316,7 +316,7 @@ func TestParsePullRequest(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"gopher/codec", "codec#7", "gopher/codec#0", "https://github.com/gopher/codec/pull/7",
-		"gopher/codec#2147483648", "gopher/codec#99999999999999999999"} {
+		"gopher/codec#2147483648", "gopher/codec#99999999999999999999", "evil/..#1", "evil/.#1", "../..#1"} {
 		if _, err := ParsePullRequest(s); err == nil {
 			t.Errorf("ParsePullRequest(%q) succeeded", s)
 		}
