@@ -181,6 +181,11 @@ type GitHub struct {
 	// from, as GitHub named it (review.PullRequestHead.CloneURL); a
 	// queued job without it reads it from GitHub.
 	CloneURL string `json:"clone_url,omitempty"`
+	// Unverified is set when whoever bound the job to HeadSHA could not
+	// tell whether that head was pushed before the command was written
+	// (serve had no pull_request event for it): the reply says which
+	// commit was measured, and that it may be newer than the command.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // A FieldError is a Request that is not valid, found before anything was

@@ -231,7 +231,8 @@ type Queue struct {
 	opts   Options
 	client engine
 	leader func(context.Context) (*riverdriver.Leader, error)
-	close  func() error // the database
+	exec   riverdriver.Executor // the database, for patchbot's own table (heads.go)
+	close  func() error         // the database
 
 	mu       sync.Mutex
 	started  bool
@@ -312,6 +313,10 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return nil, fmt.Errorf("migrating River's schema: %w", err)
+	}
+	q.exec = driver.GetExecutor()
+	if err := migrateHeads(ctx, q.exec); err != nil {
+		return nil, err
 	}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {

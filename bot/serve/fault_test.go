@@ -242,11 +242,15 @@ type ghComment struct {
 	id    int64
 	login string
 	body  string
+	at    time.Time // when it was written; zero: now
 }
 
-// payload is the issue_comment event of c, written now.
+// payload is the issue_comment event of c.
 func (c ghComment) payload() []byte {
-	now := time.Now().UTC().Format(time.RFC3339)
+	if c.at.IsZero() {
+		c.at = time.Now()
+	}
+	now := c.at.UTC().Format(time.RFC3339)
 	user := map[string]any{"login": c.login, "type": "User"}
 	body, _ := json.Marshal(map[string]any{
 		"action": "created",
@@ -774,7 +778,8 @@ func TestServeBadInput(t *testing.T) {
 		t.Errorf("GET /webhook/github: %d, want 405", resp.StatusCode)
 	}
 	f.wantNoJobs("bad deliveries")
-	if rs := f.fake.Requests(); len(rs) != 0 {
+	// serve asked, when it started, whose its token is; nothing since.
+	if rs := slices.DeleteFunc(f.fake.Requests(), func(r string) bool { return r == "GET /api/v3/user" }); len(rs) != 0 {
 		t.Errorf("bad deliveries asked GitHub %q", rs)
 	}
 	// Still serving: a good delivery is queued.
@@ -1223,6 +1228,48 @@ func TestServeMarkerSpoof(t *testing.T) {
 		if strings.HasPrefix(r, "PATCH ") {
 			t.Errorf("a comment was edited: %s", r)
 		}
+	}
+	f.stop()
+}
+
+// TestServeHeadMoved, through 'patchbot serve': the pull request's head is
+// pushed after a reviewer's command was written and before it was
+// delivered (GitHub's pull_request event says when). The command is not
+// run: one reply, by patchbot, says the head moved and to ask again. A
+// command written after the push runs on the new head.
+func TestServeHeadMoved(t *testing.T) {
+	f := startServe(t, 1, 12)
+	pushEvent := func(id, action, sha string) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]any{"action": action, "number": 12,
+			"pull_request": map[string]any{"number": 12, "head": map[string]any{"sha": sha}},
+			"repository":   map[string]any{"full_name": "owner/repo", "name": "repo"}})
+		f.deliver(delivery{id: id, event: "pull_request", body: body, sig: serve.Sign([]byte(serveSecret), body)}, http.StatusOK, "recorded the head "+sha)
+	}
+	pushEvent("h-open", "opened", f.head)
+	written := time.Now().Add(-5 * time.Second)
+	// The push: a commit on top of the head, in GitHub's git.
+	bare := filepath.Join(f.gh, "owner", "repo")
+	moved := serveGit(t, bare, "commit-tree", "-p", f.head, "-m", "pushed after the command", f.head+"^{tree}")
+	serveGit(t, bare, "update-ref", "refs/pull/12/head", moved)
+	f.fake.SetHead(12, moved)
+	pushEvent("h-push", "synchronize", moved)
+	f.deliver(signedDelivery("h-old", ghComment{pr: 12, id: 121, login: "gopher", body: "/patchbot freeze", at: written}), http.StatusAccepted, "queued job")
+	// GitHub's times are in whole seconds: the next comment is written
+	// in a second after the one the push was learned in.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	f.deliver(signedDelivery("h-new", ghComment{pr: 12, id: 122, login: "gopher", body: "/patchbot freeze"}), http.StatusAccepted, "queued job")
+	jobs := f.waitJobs(2, time.Minute)
+	if j, ok := jobs["help github:owner/repo#12 @ message:121"]; !ok || j.State != "completed" {
+		t.Errorf("the command written before the push: %+v; want a completed reply job (jobs %v)", j, keys(jobs))
+	}
+	if j, ok := jobs["freeze github:owner/repo#12 @ "+moved]; !ok || j.State != "completed" {
+		t.Errorf("the command written after the push: %+v; want a completed freeze job on %s (jobs %v)", j, moved, keys(jobs))
+	}
+	f.wantReplies(12, "help-121", "serve-freeze")
+	help := f.replies(12)["help-121"][0]
+	if help.User != reviewtest.Bot || !strings.Contains(help.Body, "The pull request's head moved after this command was written: it is now "+moved) {
+		t.Errorf("the reply to the command written before the push:\n%s", help.Body)
 	}
 	f.stop()
 }

@@ -189,7 +189,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		trust.GitHubSelf = self
 	}
-	h, err := New(Config{Secret: o.Secret, Queue: q, GitHub: gh, Trust: trust, Logger: log})
+	h, err := New(Config{Secret: o.Secret, Queue: q, Heads: q, GitHub: gh, Trust: trust, Logger: log})
 	if err != nil {
 		stopQueue()
 		return &job.SetupError{Err: err}

@@ -87,6 +87,15 @@ type Queue interface {
 
 var _ Queue = (*queue.Queue)(nil)
 
+// Heads is where the handler records pull requests' heads and reads when
+// one was learned (queue.Queue.RecordHead, HeadSeen).
+type Heads interface {
+	RecordHead(ctx context.Context, pr, sha string, at time.Time) error
+	HeadSeen(ctx context.Context, pr, sha string) (at time.Time, known bool, err error)
+}
+
+var _ Heads = (*queue.Queue)(nil)
+
 // A GitHub is what the handler reads from GitHub; *review.GitHub is one.
 type GitHub interface {
 	PermissionLevel(ctx context.Context, owner, repo, login string) (string, error)
@@ -120,6 +129,12 @@ type Config struct {
 	// GitHub is read for the author's permission and the pull request's
 	// head commit.
 	GitHub GitHub
+	// Heads records the pull requests' heads as pull_request events
+	// tell them, and says when a head was learned, so that a command is
+	// run only on a head that was there when it was written; nil records
+	// none, and a reply then says that the commit measured may be newer
+	// than the command. *queue.Queue is one.
+	Heads Heads
 	// Results returns what a finished job (completed, cancelled or
 	// discarded) left (nil, nil: nothing); the status page shows a bench
 	// job's table and plot from it. nil reads what the workers recorded

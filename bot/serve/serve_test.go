@@ -454,7 +454,9 @@ func TestEndToEnd(t *testing.T) {
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the pull request's base, as the webhook read it
 			Bench:  job.BenchSettings{Count: 5, Packages: []string{"./codec"}},
-			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1, CloneURL: clone},
+			// No pull_request event was recorded (Config.Heads is nil):
+			// the reply will say the head may be newer than the command.
+			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1, CloneURL: clone, Unverified: true},
 		},
 	}
 	if got, _ := json.Marshal(j.Args); string(got) != string(must(json.Marshal(want))) {
@@ -578,12 +580,16 @@ func TestLookupFails(t *testing.T) {
 // TestStale: a command written longer ago than MaxCommentAge is not bound
 // to today's head.
 func TestStale(t *testing.T) {
-	e := newEnv(t, false, nil)
-	body := e.deliver("s-1", comment{Body: "/patchbot bench", At: testNow.Add(-time.Hour)}, 200)
-	if !strings.Contains(body, "ask again") {
-		t.Errorf("stale: %q", body)
+	e := newEnv(t, true, nil)
+	e.deliver("s-1", comment{Body: "/patchbot bench", At: testNow.Add(-time.Hour)}, 202)
+	// One reply to the comment says why nothing ran.
+	j := e.recv()
+	if id := j.Args.Command + " " + j.Args.Review.String() + " @ " + j.Args.Revision; id != "help github:gopher/codec#7 @ message:1007" {
+		t.Errorf("stale: job %s; want the reply to the comment", id)
 	}
-	e.wantJobs()
+	if reply := j.Args.Request.Post.Text; !strings.Contains(reply, "written 1h0m1s ago") || !strings.Contains(reply, "ask again") {
+		t.Errorf("stale reply: %q", reply)
+	}
 	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 0 {
 		t.Errorf("a stale command read the head")
 	}
@@ -620,4 +626,100 @@ func TestClosed(t *testing.T) {
 		}
 	}
 	e.wantJobs()
+}
+
+// pullRequestPayload is a pull_request delivery for pull request n of
+// gopher/codec at head.
+func pullRequestPayload(action string, n int, head string) []byte {
+	return must(json.Marshal(map[string]any{
+		"action": action, "number": n,
+		"pull_request": map[string]any{"number": n, "head": map[string]any{"sha": head, "ref": "feature"}},
+		"repository":   map[string]any{"full_name": "gopher/codec", "name": "codec"},
+	}))
+}
+
+// TestHeadBinding: pull_request events record each head with the time it
+// arrived. A command written before its pull request's head moved is not
+// run: one reply says so. One written after it runs on that head; one on a
+// pull request whose heads nobody recorded runs, its request saying that
+// the head is unverified (the reply will say which commit it measured).
+func TestHeadBinding(t *testing.T) {
+	now := testNow
+	e := newEnv(t, true, func(c *Config) {
+		c.Heads = c.Queue.(*queue.Queue)
+		c.Now = func() time.Time { return now }
+	})
+	event := func(id, action string, n int, head string, want int, wantBody string) {
+		t.Helper()
+		w := e.serve(request(id, "pull_request", pullRequestPayload(action, n, head)))
+		if w.Code != want || !strings.HasPrefix(w.Body.String(), wantBody) {
+			t.Errorf("pull_request %s %s: %d %q; want %d %q", id, action, w.Code, w.Body, want, wantBody)
+		}
+	}
+
+	now = testNow.Add(-time.Hour)
+	event("p-open", "opened", 7, head1, 200, "recorded the head "+head1)
+	event("p-label", "labeled", 7, head1, 200, "ignored")
+	now = testNow.Add(time.Second)
+	e.deliver("c-1", comment{ID: 1, Body: "/patchbot bench"}, 202) // written at testNow
+	if j := e.recv(); j.Args.Revision != head1 || j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command after the head: job %s @ %s, unverified %v; want a bench of %s", j.Args.Command, j.Args.Revision, j.Args.Request.GitHub.Unverified, head1)
+	}
+
+	// A push at testNow+2s, learned then; a command written before it,
+	// delivered after.
+	now = testNow.Add(2 * time.Second)
+	e.gh.SetHead(7, head2)
+	event("p-push", "synchronize", 7, head2, 200, "recorded the head "+head2)
+	now = testNow.Add(3 * time.Second)
+	e.deliver("c-2", comment{ID: 2, Body: "/patchbot bench", At: testNow.Add(time.Second)}, 202)
+	j := e.recv()
+	if j.Args.Command != "help" || j.Args.Revision != "message:2" {
+		t.Fatalf("a command before the push: job %s @ %s; want one reply to the comment", j.Args.Command, j.Args.Revision)
+	}
+	if text := j.Args.Request.Post.Text; !strings.Contains(text, "moved after this command was written: it is now "+head2) || !strings.Contains(text, "ask again") {
+		t.Errorf("the reply does not say the head moved: %q", text)
+	}
+	e.deliver("c-3", comment{ID: 3, Body: "/patchbot bench", At: testNow.Add(3 * time.Second)}, 202)
+	if j := e.recv(); j.Args.Revision != head2 || j.Args.Command != "bench" {
+		t.Errorf("a command after the push: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Revision, head2)
+	}
+
+	// No event for pull request 9: run, unverified.
+	e.gh.SetHead(9, head1)
+	e.deliver("c-4", comment{PR: 9, ID: 4, Body: "/patchbot bench"}, 202)
+	if j := e.recv(); j.Args.Revision != head1 || !j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command with no recorded heads: job @ %s, unverified %v; want unverified", j.Args.Revision, j.Args.Request.GitHub.Unverified)
+	}
+
+	// Payloads invalid on their face: 400, nothing recorded.
+	for name, body := range map[string][]byte{
+		"bad sha":  pullRequestPayload("synchronize", 7, "HEAD"),
+		"bad repo": []byte(`{"action":"opened","number":7,"pull_request":{"head":{"sha":"` + head1 + `"}},"repository":{"full_name":"evil/.."}}`),
+		"no pr":    []byte(`{"action":"opened","repository":{"full_name":"gopher/codec"}}`),
+	} {
+		if w := e.serve(request(deliveryID("bad-"+name), "pull_request", body)); w.Code != 400 {
+			t.Errorf("%s: %d %s; want 400", name, w.Code, w.Body)
+		}
+	}
+}
+
+// TestClosedGetsNothing: a comment on a pull request closed or merged (the
+// payload's issue state) gets nothing, not even help or a refusal.
+func TestClosedGetsNothing(t *testing.T) {
+	e := newEnv(t, false, nil)
+	for i, body := range []string{"/patchbot frobnicate", "/patchbot help", "/patchbot bench"} {
+		c := comment{ID: int64(i + 1), Body: body, Login: []string{"alice", "bob", "alice"}[i]}
+		var m map[string]any
+		json.Unmarshal(c.payload(), &m)
+		m["issue"].(map[string]any)["state"] = "closed"
+		p := must(json.Marshal(m))
+		if w := e.serve(request(fmt.Sprint("closed-", i), "issue_comment", p)); w.Code != 200 || !strings.Contains(w.Body.String(), "closed") {
+			t.Errorf("%q on a closed pull request: %d %s", body, w.Code, w.Body)
+		}
+	}
+	e.wantJobs()
+	if r := e.gh.Requests(); len(r) > 0 {
+		t.Errorf("comments on a closed pull request asked GitHub: %q", r)
+	}
 }

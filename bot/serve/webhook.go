@@ -165,14 +165,21 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.issueComment(w, r, d, p.comment)
+	case "pull_request":
+		if p.decodeErr != nil {
+			h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not a pull_request payload: "+clipValid(p.decodeErr.Error(), 200))
+			return
+		}
+		h.pullRequest(w, r, d, p.pull)
 	default:
-		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment events only")
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment and pull_request events only")
 	}
 }
 
 // A payload is what is kept of a signed body once its slot is given back.
 type payload struct {
 	comment   *issueCommentEvent // an issue_comment event, decoded
+	pull      *pullRequestEvent  // a pull_request event, decoded
 	decodeErr error              // what kept it from being decoded
 }
 
@@ -217,16 +224,23 @@ func (h *Handler) readSigned(w http.ResponseWriter, r *http.Request, d *delivery
 		h.answer(w, r, d, http.StatusUnauthorized, "bad signature", headerSignature+" does not match the body: check the webhook's secret")
 		return payload{}, false
 	}
-	if d.event != "issue_comment" {
-		return payload{}, true
-	}
 	// Unmarshal copies what it keeps (strings, RawMessage): nothing of
-	// ev refers to buf.
-	ev := new(issueCommentEvent)
-	if err := json.Unmarshal(buf, ev); err != nil {
-		return payload{decodeErr: err}, true
+	// the events refers to buf.
+	switch d.event {
+	case "issue_comment":
+		ev := new(issueCommentEvent)
+		if err := json.Unmarshal(buf, ev); err != nil {
+			return payload{decodeErr: err}, true
+		}
+		return payload{comment: ev}, true
+	case "pull_request":
+		ev := new(pullRequestEvent)
+		if err := json.Unmarshal(buf, ev); err != nil {
+			return payload{decodeErr: err}, true
+		}
+		return payload{pull: ev}, true
 	}
-	return payload{comment: ev}, true
+	return payload{}, true
 }
 
 // deliveries remembers the deliveries that were handled (answered 2xx), for
@@ -310,7 +324,8 @@ func Sign(secret, body []byte) string {
 type issueCommentEvent struct {
 	Action string `json:"action"`
 	Issue  struct {
-		Number int64 `json:"number"`
+		Number int64  `json:"number"`
+		State  string `json:"state"` // "open", "closed"
 		// PullRequest is present (not null) when the issue is a pull
 		// request.
 		PullRequest *json.RawMessage `json:"pull_request"`
@@ -377,6 +392,12 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		UserType:      ev.Comment.User.Type,
 		Body:          ev.Comment.Body,
 	}
+	if ev.Issue.State == "closed" {
+		// Closed and merged pull requests get nothing, not even help
+		// or a refusal (docs/serve.md).
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is closed")
+		return
+	}
 	dec := h.cfg.Trust.GitHub(c)
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.LookupTimeout)
 	defer cancel()
@@ -406,9 +427,12 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		// they write and however often; one help per comment.
 	case command.Run:
 		if age := h.cfg.Now().Sub(ev.Comment.CreatedAt); age > h.cfg.MaxCommentAge {
-			h.answer(w, r, d, http.StatusOK, "stale",
-				fmt.Sprintf("ignored: the comment was written %v ago, more than %v: the pull request may have moved on since; ask again", age.Round(time.Second), h.cfg.MaxCommentAge))
-			return
+			// Too old to bind to the head it was written on: said
+			// once, in a reply to the comment, instead of run.
+			d.add(slog.String("declined", "stale"))
+			dec = decline(dec, fmt.Sprintf("This command was written %v ago, longer than patchbot waits (%v): the pull request may have moved on since. Nothing was run: ask again.",
+				age.Round(time.Second), h.cfg.MaxCommentAge))
+			break
 		}
 		head, err := h.cfg.GitHub.PullRequestHead(ctx, pr)
 		if err != nil {
@@ -420,10 +444,22 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clipValid(head.State, 20))
 			return
 		}
+		moved, known, err := h.headMoved(ctx, pr, head.SHA, ev.Comment.CreatedAt)
+		if err != nil {
+			d.add(slog.String("error", err.Error()))
+			h.answer(w, r, d, http.StatusInternalServerError, "heads failed", "the pull request's heads could not be read; redeliver")
+			return
+		}
+		if moved {
+			d.add(slog.String("declined", "head moved"))
+			dec = decline(dec, fmt.Sprintf("The pull request's head moved after this command was written: it is now %s. Nothing was run: look at the new commits, and ask again to measure them.", head.SHA))
+			break
+		}
 		// What was read is kept: the worker need not read the base
 		// branch and the repository's URL again.
 		rev = review.Revision{Commit: head.SHA}
 		req.GitHub.HeadSHA, req.GitHub.CloneURL, req.Branch = head.SHA, head.CloneURL, head.Base
+		req.GitHub.Unverified = !known
 	default:
 		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
 		return
@@ -451,6 +487,92 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	}
 	h.answer(w, r, d, http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID))
 }
+
+// headMoved reports whether pull request pr's head, now sha, arrived after
+// the comment written at written (by the pull_request events recorded in
+// Config.Heads), and whether that is known at all: without a record of
+// sha, it is not.
+func (h *Handler) headMoved(ctx context.Context, pr review.PullRequest, sha string, written time.Time) (moved, known bool, err error) {
+	if h.cfg.Heads == nil {
+		return false, false, nil
+	}
+	at, _, err := h.cfg.Heads.HeadSeen(ctx, pr.String(), sha)
+	if err != nil || at.IsZero() {
+		return false, false, err
+	}
+	// GitHub gives a comment's time in whole seconds: a head learned in
+	// the same second may be older or newer.
+	at = at.Truncate(time.Second)
+	return at.After(written), !at.Equal(written), nil
+}
+
+// decline turns a decision to run into a reply that says why the command
+// was not run: one reply to the comment, as a help is.
+func decline(d command.Decision, why string) command.Decision {
+	return command.Decision{Verdict: command.Answer, Command: d.Command, Reply: why, Reason: "declined: " + why}
+}
+
+// pullRequest reads a pull_request event: a head that a push, an opening
+// or a reopening made is recorded with the time it arrived (Config.Heads),
+// for issueComment to check commands against.
+func (h *Handler) pullRequest(w http.ResponseWriter, r *http.Request, d *delivery, ev *pullRequestEvent) {
+	pr, err := ev.check()
+	if err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
+		return
+	}
+	d.add(slog.String("review", review.GitHubTarget(pr).String()), slog.String("action", clipValid(ev.Action, 30)))
+	switch ev.Action {
+	case "opened", "synchronize", "reopened":
+	default:
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: a pull_request event that moves no head")
+		return
+	}
+	if h.cfg.Heads == nil {
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: no record of heads is kept")
+		return
+	}
+	d.add(slog.String("revision", ev.PullRequest.Head.SHA))
+	if err := h.cfg.Heads.RecordHead(r.Context(), pr.String(), ev.PullRequest.Head.SHA, h.cfg.Now()); err != nil {
+		d.add(slog.String("error", err.Error()))
+		h.answer(w, r, d, http.StatusInternalServerError, "heads failed", "the head could not be recorded; redeliver")
+		return
+	}
+	h.answer(w, r, d, http.StatusOK, "recorded", "recorded the head "+ev.PullRequest.Head.SHA)
+}
+
+// pullRequestEvent is the part of GitHub's pull_request payload that
+// patchbot reads: which pull request, and its head.
+type pullRequestEvent struct {
+	Action      string `json:"action"`
+	Number      int64  `json:"number"`
+	PullRequest struct {
+		Head struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+}
+
+// check returns the pull request ev names, or what makes ev invalid on its
+// face; as issueCommentEvent.check, it reads nothing.
+func (ev *pullRequestEvent) check() (review.PullRequest, error) {
+	if ev.Action == "" || ev.Number <= 0 || ev.Repository.FullName == "" {
+		return review.PullRequest{}, errors.New("pull_request without an action, a number or a repository")
+	}
+	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.Number, 10))
+	if err != nil {
+		return review.PullRequest{}, fmt.Errorf("repository and number: %v", err)
+	}
+	if !shaRE.MatchString(ev.PullRequest.Head.SHA) {
+		return review.PullRequest{}, fmt.Errorf("pull_request.head.sha %q: want 40 hex digits", clipValid(ev.PullRequest.Head.SHA, 50))
+	}
+	return pr, nil
+}
+
+var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // trustOnce decides again after a lookup; a second Lookup would be a bug
 // of Trust, and is ignored rather than looked up again.
