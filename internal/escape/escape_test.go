@@ -119,12 +119,32 @@ var githubActs = regexp.MustCompile(`(?i)@[a-z0-9]|#[0-9]|\bgh-[0-9]`)
 // FuzzMarkdown checks that Markdown's output, rendered as GitHub renders
 // it in each context, holds no element but the context's own (no link,
 // image, HTML, emphasis, code, heading, list or quote that the input put
-// there), no mention or issue reference, and shows the input's text.
+// there), no mention or issue reference, and shows the input's text; that
+// MarkdownCode's output makes a code span at most; and that the input
+// cannot end a code block fenced with MarkdownFence.
 func FuzzMarkdown(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if fence := MarkdownFence(s); strings.Contains(s, fence) {
+			t.Fatalf("MarkdownFence(%q) = %q, which is in the text", s, fence)
+		}
+		code := MarkdownCode(s)
+		var out bytes.Buffer
+		if err := gfm.Convert([]byte("| a |\n|:--|\n| "+code+" |"), &out); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := xhtml.Parse(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := range doc.Descendants() {
+			if n.Type == xhtml.ElementNode && !contains([]string{"html", "head", "body", "table", "thead", "tbody", "tr", "th", "td", "code"}, n.Data) {
+				t.Fatalf("MarkdownCode(%q) = %q renders a <%s> in a table cell: %s", s, code, n.Data, out.String())
+			}
+		}
+
 		esc := Markdown(s)
 		for _, c := range contexts {
 			var out bytes.Buffer
