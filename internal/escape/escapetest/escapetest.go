@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -32,7 +33,12 @@ var githubActs = regexp.MustCompile(`(?i)@[a-z0-9]|#[0-9]|\bgh-[0-9]`)
 // MarkdownActs renders md as GitHub does and returns what in it acts: each
 // element that is not layout (a link, an image, HTML, a heading, a quote),
 // each comment, and each mention or issue reference in text outside code.
+// The first line of a comment, patchbot's hidden marker, is patchbot's
+// own HTML comment and is left out.
 func MarkdownActs(md string) []string {
+	if strings.HasPrefix(md, "<!-- patchbot:") {
+		_, md, _ = strings.Cut(md, "\n")
+	}
 	var out bytes.Buffer
 	if err := gfm.Convert([]byte(md), &out); err != nil {
 		return []string{"render: " + err.Error()}
