@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
@@ -174,7 +175,8 @@ func TestKeep(t *testing.T) {
 			t.Errorf("raw results not kept: %v", err)
 		}
 	}
-	if !strings.Contains(res.Post.Message, "\nRaw results: "+filepath.Join(res.Scratch, "bench", "old.txt")+" and ") {
+	// Gerrit's escapes break the names' dots (internal/escape).
+	if !strings.Contains(res.Post.Message, "\nRaw results: "+escape.Gerrit(filepath.Join(res.Scratch, "bench", "old.txt"))+" and ") {
 		t.Errorf("the message does not say where the raw results are:\n%s", res.Post.Message)
 	}
 }

@@ -54,14 +54,6 @@ func (r *runner) freeze(ctx context.Context) error {
 	return nil
 }
 
-// freezeLine returns the freeze status in a sentence, or "".
-func freezeLine(st *freeze.Status) string {
-	if st == nil {
-		return ""
-	}
-	return st.Line()
-}
-
 // applyFreeze tags the change wait-release while its branch is frozen (and
 // swaps the tag for ex-wait-release once it reopens), with freeze's own
 // message, once: freeze.Apply reads the hashtags first. A release branch

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
@@ -115,25 +116,32 @@ func ChangeTriplet(project, branch, changeID string) string {
 // Compose returns the review message of a run in format f (benchrun.Gerrit
 // or benchrun.Markdown): the freeze status, the significant changes called
 // out in words, the tables with their intervals and p-values, and where the
-// raw results are.
+// raw results are. What came from outside (the commit's subject, the
+// branch in the freeze status, why nothing ran, benchmark names and units,
+// file names) is escaped for the medium
+// (internal/escape); the note is the caller's own text.
 func Compose(res *Result, f benchrun.Format) string {
+	text := escape.Gerrit
+	if f == benchrun.Markdown {
+		text = escape.Markdown
+	}
 	var b strings.Builder
 	if res.Note != "" {
 		fmt.Fprintf(&b, "%s\n\n", res.Note)
 	}
 	if c := lastCommit(res.Port); c != nil {
-		fmt.Fprintf(&b, "patchbot run: %s\n\n", c.Subject)
+		fmt.Fprintf(&b, "patchbot run: %s\n\n", text(c.Subject))
 	}
-	if line := freezeLine(res.Freeze); line != "" {
-		fmt.Fprintf(&b, "Freeze: %s\n\n", line)
+	if res.Freeze != nil {
+		fmt.Fprintf(&b, "Freeze: %s\n\n", res.Freeze.LineEscaped(text))
 	}
 	if res.NoBench != "" {
-		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", remedy.Word(res.NoBench, reviewerWords))
+		fmt.Fprintf(&b, "Benchmarks: none run: %s.\n", text(remedy.Word(res.NoBench, reviewerWords)))
 	}
 	if res.Bench == nil {
 		return b.String()
 	}
-	co := callouts(res.Bench)
+	co := callouts(res.Bench, text)
 	// Gerrit and GitHub both show lines starting "- " as a list.
 	item := "- "
 	for _, c := range []struct {
@@ -156,7 +164,7 @@ func Compose(res *Result, f benchrun.Format) string {
 	}
 	b.WriteString(res.Bench.String(f))
 	if res.Bench.Base.File != "" {
-		fmt.Fprintf(&b, "\nRaw results: %s and %s\n", res.Bench.Base.File, res.Bench.Head.File)
+		fmt.Fprintf(&b, "\nRaw results: %s and %s\n", text(res.Bench.Base.File), text(res.Bench.Head.File))
 	}
 	return b.String()
 }
@@ -176,8 +184,9 @@ func reviewerWords(field string) string {
 // its figures, throughput as a speedup and the rest in percent
 // ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
 // benchrun.Same, the benchmarks with no significant change at all. A
-// benchmark better in one unit and worse in another is under both.
-func callouts(r *benchrun.Result) map[string][]string {
+// benchmark better in one unit and worse in another is under both. Names
+// and units, which come from the benchmarks, are escaped with text.
+func callouts(r *benchrun.Result, text func(string) string) map[string][]string {
 	var order []string
 	figs := map[string]map[string][]string{} // benchmark, verdict, figures
 	for _, t := range r.Tables {
@@ -193,9 +202,9 @@ func callouts(r *benchrun.Result) map[string][]string {
 			if c.Significant && c.Verdict != benchrun.Same {
 				// As the tables show them: throughput as a speedup,
 				// the rest as a change in percent.
-				fig := fmt.Sprintf("%s %+.2f%%", t.Unit, c.Delta*100)
+				fig := fmt.Sprintf("%s %+.2f%%", text(t.Unit), c.Delta*100)
 				if t.Better > 0 {
-					fig = fmt.Sprintf("%s %.2fx", t.Unit, 1+c.Delta)
+					fig = fmt.Sprintf("%s %.2fx", text(t.Unit), 1+c.Delta)
 				}
 				figs[row.Name][c.Verdict] = append(figs[row.Name][c.Verdict], fig)
 			}
@@ -204,11 +213,11 @@ func callouts(r *benchrun.Result) map[string][]string {
 	out := map[string][]string{}
 	for _, name := range order {
 		if len(figs[name]) == 0 {
-			out[benchrun.Same] = append(out[benchrun.Same], name)
+			out[benchrun.Same] = append(out[benchrun.Same], text(name))
 		}
 		for _, v := range []string{benchrun.Better, benchrun.Worse, benchrun.Changed} {
 			if f := figs[name][v]; len(f) > 0 {
-				out[v] = append(out[v], fmt.Sprintf("%s (%s)", name, strings.Join(f, ", ")))
+				out[v] = append(out[v], fmt.Sprintf("%s (%s)", text(name), strings.Join(f, ", ")))
 			}
 		}
 	}

@@ -3,16 +3,20 @@ package command
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/help.golden")
+var update = flag.Bool("update", false, "rewrite testdata/help*.golden")
 
 // TestRuleNames lists the rules: a command added or removed shows here,
 // in help and in docs/serve.md.
@@ -62,7 +66,7 @@ func TestParse(t *testing.T) {
 		{"other prefix", "/patchbots bench\n/patchbot-bench\n", nil},
 		{"upper case", "/PATCHBOT bench", nil},
 		{"help text is no command", Help(), nil},
-		{"help reply is no command", HelpReply(&Error{Line: 1, Msg: "x"}), nil},
+		{"help reply is no command", HelpReply(&Error{Line: 1, Msg: "x"}, escape.Markdown), nil},
 		{"after the limit", strings.Repeat("x", MaxMessage) + "\n/patchbot bench", nil},
 	}
 	for _, tt := range tests {
@@ -211,6 +215,58 @@ func TestHelpGolden(t *testing.T) {
 	for _, r := range rules {
 		if !strings.Contains(got, "\n    "+r.Synopsis+"\n") {
 			t.Errorf("help lacks %s", r.Synopsis)
+		}
+	}
+}
+
+// TestHelpReplyEscapes checks the help reply to commands whose words would
+// act if echoed raw, on each medium, against testdata/help-reply.MEDIUM.golden
+// (go test -update rewrites them): the reviewer's words are shown, escaped,
+// and mention, link and render nothing.
+func TestHelpReplyEscapes(t *testing.T) {
+	// What acts in each medium: Gerrit escapes HTML itself, and links
+	// "#123" only where a project's configuration says so.
+	rawWords := map[string]*regexp.Regexp{
+		"github": regexp.MustCompile(`@octocat|[^\\]\]\(|<img|#123|https://`),
+		"gerrit": regexp.MustCompile(`@octocat|\]\(|https://|evil\.example`),
+	}
+	bodies := []string{
+		"/patchbot @octocat",
+		"/patchbot bench [x](https://evil.example)",
+		"/patchbot bench -count <img/src=x>",
+		"/patchbot bench -count #123",
+	}
+	trust := Trust{GitHubTrusted: []string{"alice"}, GerritTrusted: []string{"1000007"}}
+	for _, medium := range []string{"github", "gerrit"} {
+		var got strings.Builder
+		for _, body := range bodies {
+			var d Decision
+			if medium == "github" {
+				d = trust.GitHub(GitHubComment{Action: "created", OnPullRequest: true, Login: "alice", Body: body})
+			} else {
+				d = trust.Gerrit(GerritMessage{AccountID: 1000007, Message: body})
+			}
+			if d.Verdict != Answer {
+				t.Fatalf("%s: %q: verdict %s, want %s", medium, body, d.Verdict, Answer)
+			}
+			first, _, _ := strings.Cut(d.Reply, "\n")
+			if m := rawWords[medium].FindString(first); m != "" {
+				t.Errorf("%s: the reply to %q echoes %q raw: %q", medium, body, m, first)
+			}
+			fmt.Fprintf(&got, "%s\n%s\n\n", body, first)
+		}
+		golden := filepath.Join("testdata", "help-reply."+medium+".golden")
+		if *update {
+			if err := os.WriteFile(golden, []byte(got.String()), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want) {
+			t.Errorf("%s: help replies:\n%s\nwant (%s):\n%s", medium, got.String(), golden, want)
 		}
 	}
 }

@@ -21,9 +21,12 @@ func Help() string {
 }
 
 // HelpReply returns the one reply to a command that was not understood:
-// what is wrong, then the help text.
-func HelpReply(err error) string {
-	return "patchbot did not run that: " + err.Error() + "\n\n" + Help()
+// what is wrong, then the help text. What is wrong quotes the reviewer's
+// words ("unknown command \"@octocat\""), so it passes through esc, the
+// escaper of the reply's medium (escape.Markdown for GitHub, escape.Gerrit
+// for Gerrit): the reply must not mention, link or render what they wrote.
+func HelpReply(err error, esc func(string) string) string {
+	return "patchbot did not run that: " + esc(err.Error()) + "\n\n" + Help()
 }
 
 // wrap breaks text into lines of at most width bytes, at spaces.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/escape"
 )
 
 // Who may ask: the decision is data in, a Decision out. The caller looks
@@ -119,7 +121,7 @@ func (t *Trust) GitHub(c GitHubComment) Decision {
 			return Decision{Verdict: Refuse, Reply: refusal, Reason: c.Login + " has permission " + c.Permission}
 		}
 	}
-	return decide(cmd, err)
+	return decide(cmd, err, escape.Markdown)
 }
 
 // Gerrit decides what to do with a Gerrit review message. Bots' messages
@@ -144,7 +146,7 @@ func (t *Trust) Gerrit(m GerritMessage) Decision {
 			return Decision{Verdict: Refuse, Reply: refusal, Reason: "not in " + t.GerritGroup}
 		}
 	}
-	return decide(cmd, err)
+	return decide(cmd, err, escape.Gerrit)
 }
 
 // gerritIn reports whether the author of m is one of accounts, each an
@@ -164,11 +166,12 @@ func (t *Trust) gerritIn(accounts []string, m GerritMessage) bool {
 	})
 }
 
-// decide is the decision for an author who may ask.
-func decide(cmd *Command, err error) Decision {
+// decide is the decision for an author who may ask; esc escapes the
+// reviewer's words for the reply's medium (HelpReply).
+func decide(cmd *Command, err error, esc func(string) string) Decision {
 	switch {
 	case err != nil:
-		return Decision{Verdict: Answer, Reply: HelpReply(err), Reason: err.Error()}
+		return Decision{Verdict: Answer, Reply: HelpReply(err, esc), Reason: err.Error()}
 	case !cmd.Job():
 		return Decision{Verdict: Answer, Command: cmd, Reply: Help(), Reason: cmd.Name}
 	}

@@ -3,6 +3,8 @@ package work
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -11,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
@@ -69,7 +72,11 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 		where = fmt.Sprintf("patch set %d (%s)", rev.PatchSet, abbrev.Hash(g.Revision))
 		kind += "-failed"
 	}
-	text := failureText(a.Command, where, failed, w.secrets(), markdown)
+	root := ""
+	if w.Areas != nil {
+		root = w.Areas.Root
+	}
+	text := failureText(a.Command, where, failed, w.secrets(), root, markdown)
 	if queue.IsPermanent(failed) {
 		text += "Not retried: a retry would fail the same way. Ask again with a new /patchbot " + a.Command + " comment once it is mended.\n"
 	} else {
@@ -89,14 +96,18 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 // block, plain text. The error's first line is worded for a reviewer
 // (internal/remedy) and cut to maxFailLine bytes; the lines after it are
 // cut to their last maxExcerptLines lines and maxExcerpt bytes. Control
-// characters are removed and the secrets replaced. On GitHub (markdown)
-// the block is a code fence longer than any run of backticks in it, so
-// nothing in it renders, links or mentions; on Gerrit it is indented.
-func failureText(command, where string, failed error, secrets []string, markdown bool) string {
+// characters are removed, the secrets replaced, and the paths of the work
+// areas under root made relative to the checkout (relPaths). On GitHub
+// (markdown) the block is a code fence longer than any run of backticks in
+// it (escape.MarkdownFence), so nothing in it renders, links or mentions;
+// on Gerrit it is indented, and each line escaped (escape.Gerrit), since
+// Gerrit links and mentions in indented lines too.
+func failureText(command, where string, failed error, secrets []string, root string, markdown bool) string {
 	msg := failed.Error()
 	for _, s := range secrets {
 		msg = strings.ReplaceAll(msg, s, "[redacted]")
 	}
+	msg = relPaths(msg, root)
 	first, rest, _ := strings.Cut(msg, "\n")
 	lines := []string{cut(clean(remedy.Word(first, reviewerWords)), maxFailLine)}
 	var tail []string
@@ -124,18 +135,38 @@ func failureText(command, where string, failed error, secrets []string, markdown
 	var b strings.Builder
 	fmt.Fprintf(&b, "patchbot could not finish %s on %s:\n\n", command, where)
 	if markdown {
-		fence := "```"
-		for strings.Contains(strings.Join(lines, "\n"), fence) {
-			fence += "`"
-		}
+		fence := escape.MarkdownFence(strings.Join(lines, "\n"))
 		fmt.Fprintf(&b, "%stext\n%s\n%s\n\n", fence, strings.Join(lines, "\n"), fence)
 	} else {
 		for _, l := range lines {
-			fmt.Fprintf(&b, "    %s\n", l)
+			fmt.Fprintf(&b, "    %s\n", escape.Gerrit(l))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// areaPath is the path of a work area in an error, after Areas.Root: a
+// separator and the area's name (Areas.dir), then a separator or the end
+// of the path.
+const areaPath = `[/\\][0-9a-f]{24}([/\\]|\b)`
+
+// relPaths returns msg with the paths of the work areas under root, the
+// checkouts the jobs run in, made relative to the checkout: ROOT/AREA/x is
+// x, ROOT/AREA alone is ".". A reply must not publish the server's paths;
+// the paths of a bench run's own temporary files benchrun already makes
+// relative to their checkout.
+func relPaths(msg, root string) string {
+	if root == "" {
+		return msg
+	}
+	re := regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(root)) + areaPath)
+	return re.ReplaceAllStringFunc(msg, func(m string) string {
+		if strings.HasSuffix(m, "/") || strings.HasSuffix(m, "\\") {
+			return ""
+		}
+		return "."
+	})
 }
 
 // clean returns s with tabs made spaces and other control characters

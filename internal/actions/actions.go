@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/internal/escape"
 )
 
 // MaxSummary is the largest step summary GitHub shows: 1 MiB a step. A
@@ -356,7 +356,7 @@ func Commands(log []byte) []string {
 // shown as it is, whatever it holds, since its fence is longer than any
 // run of backticks in it.
 func CodeBlock(text string) string {
-	fence := benchrun.MarkdownFence(text)
+	fence := escape.MarkdownFence(text)
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	return fence + "\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n"
 }

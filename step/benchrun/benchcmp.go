@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchunit"
+
+	"github.com/patchbot/patchbot/internal/escape"
 )
 
 // writeBenchcmp writes r in the layout of cmd/benchcmp, the tool the Go
@@ -47,22 +49,26 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 			tw.Flush()
 		}
 	}
-	notes(bw, r, false)
+	notes(bw, r, Benchcmp)
 	return bw.err
 }
 
-// notes writes what follows every text table: benchmarks on one side only,
-// failures with their output indented, what was omitted, warnings and the
-// key to "~". In
-// Markdown (md), which joins lines, each note is a list item and each
-// failure's output a code block inside it.
-func notes(bw *errWriter, r *Result, md bool) {
-	// text is what came from the benchmarks, escaped in Markdown.
-	text := func(s string) string {
-		if md {
-			return mdText(s)
-		}
-		return s
+// notes writes what follows every text table of format f (Benchcmp,
+// Markdown or Gerrit): benchmarks on one side only, failures with their
+// output indented, what was omitted, warnings and the key to "~". In
+// Markdown, which joins lines, each note is a list item and each failure's
+// output a code block inside it. What came from the benchmarks is escaped
+// for a review (internal/escape): in Gerrit each line of a failure's
+// output too, which Gerrit may link even when preformatted.
+func notes(bw *errWriter, r *Result, f Format) {
+	md := f == Markdown
+	// text is what came from the benchmarks, escaped for a review.
+	text := func(s string) string { return s }
+	switch f {
+	case Markdown:
+		text = escape.Markdown
+	case Gerrit:
+		text = escape.Gerrit
 	}
 	texts := func(list []string) string {
 		var out []string
@@ -79,19 +85,22 @@ func notes(bw *errWriter, r *Result, md bool) {
 	if len(removed) > 0 {
 		items = append(items, "removed (old only): "+texts(removed))
 	}
-	for _, f := range r.Failures {
-		item := fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", text(f.Side), text(f.Package), text(f.Error), f.Runs)
+	for _, fl := range r.Failures {
+		item := fmt.Sprintf("FAIL %s %s: %s (%d of its runs)", text(fl.Side), text(fl.Package), text(fl.Error), fl.Runs)
 		indent := "    "
 		// A lone CR ends a line in Markdown (and on a terminal it
 		// rewrites one): every line break is a LF here.
-		tail := strings.ReplaceAll(strings.ReplaceAll(f.Tail, "\r\n", "\n"), "\r", "\n")
+		tail := strings.ReplaceAll(strings.ReplaceAll(fl.Tail, "\r\n", "\n"), "\r", "\n")
 		fence := ""
 		if md {
 			indent = "  " // inside the list item
-			fence = MarkdownFence(tail)
+			fence = escape.MarkdownFence(tail)
 			item += "\n  " + fence
 		}
 		for l := range strings.SplitSeq(strings.TrimRight(tail, "\n"), "\n") {
+			if f == Gerrit {
+				l = text(l)
+			}
 			item += "\n" + indent + l
 		}
 		if md {

@@ -273,7 +273,7 @@ func TestFailureNotes(t *testing.T) {
 	r.Failures = []*Failure{{Side: "new", Package: "example.com/m", Runs: 2, Error: "exit status 2", Tail: "panic: boom\n\ngoroutine 1"}}
 	for f, want := range map[Format]string{
 		Benchcmp: "\nFAIL new example.com/m: exit status 2 (2 of its runs)\n    panic: boom\n    \n    goroutine 1\n",
-		Gerrit:   "\nFAIL new example.com/m: exit status 2 (2 of its runs)\n    panic: boom\n    \n    goroutine 1\n",
+		Gerrit:   "\nFAIL new example.\u2060com/m: exit status 2 (2 of its runs)\n    panic: boom\n    \n    goroutine 1\n",
 		Markdown: "\n- FAIL new example.com/m: exit status 2 (2 of its runs)\n  ```\n  panic: boom\n  \n  goroutine 1\n  ```\n- ~ not significant",
 	} {
 		if got := r.String(f); !strings.Contains(got, want) {

@@ -142,27 +142,3 @@ func TestMarkdownEscapes(t *testing.T) {
 		}
 	}
 }
-
-// FuzzMarkdownText checks that no benchmark name, package or output makes
-// anything but text in a Markdown comment: no '<', no unescaped '|', '[',
-// '`' or '*', no line break, no mention, and a code block that the output
-// cannot end.
-func FuzzMarkdownText(f *testing.F) {
-	f.Add("<img src=x>", "```\n</details>\r- x")
-	f.Add("a|b\\|c", "````")
-	f.Add("@octocat [x](y) `z` *w*", "")
-	unescaped := regexp.MustCompile("(^|[^\\\\])(\\\\\\\\)*[|\\[\\]`*_~]")
-	f.Fuzz(func(t *testing.T, name, tail string) {
-		s := mdText(name)
-		if strings.ContainsAny(s, "<>\r\n") || unescaped.MatchString(s) || strings.Contains(s, "@") && !strings.Contains(s, "@\u2060") {
-			t.Fatalf("mdText(%q) = %q", name, s)
-		}
-		if c := mdCode(name); strings.ContainsAny(c, "\r\n") || strings.HasPrefix(c, "`") && strings.Count(c, "`") != 2 {
-			t.Fatalf("mdCode(%q) = %q", name, c)
-		}
-		fence := MarkdownFence(tail)
-		if strings.Contains(tail, fence) {
-			t.Fatalf("the fence %q is in the text %q", fence, tail)
-		}
-	})
-}

@@ -7,29 +7,37 @@ import (
 	"text/tabwriter"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/escape"
 )
 
 // writeReview writes r for a review: a Markdown comment for GitHub when md
 // is set, else a Gerrit message, in which lines that start with a space are
 // shown preformatted. Both hold the same tables as benchcmp, with each
 // median's confidence interval and each comparison's p-value, so that a
-// reviewer can judge the noise without rerunning anything.
+// reviewer can judge the noise without rerunning anything. What came from
+// the benchmarks or the request (names, units, packages, revisions,
+// output) is escaped for the medium (internal/escape).
 func writeReview(w io.Writer, r *Result, md bool) error {
 	bw := &errWriter{w: w}
+	text := escape.Gerrit
+	if md {
+		text = escape.Markdown
+	}
 	bw.printf("%s\n", intro(r, md))
 	groups := groupTables(r.Tables)
 	for _, g := range groups {
 		// Several groups are several packages, usually: name each.
 		if pkg := g.tables[0].Get("pkg"); len(groups) > 1 && pkg != "" {
 			if md {
-				bw.printf("\n**%s**\n", mdText(pkg))
+				bw.printf("\n**%s**\n", text(pkg))
 			} else {
-				bw.printf("\n%s:\n", pkg)
+				bw.printf("\n%s:\n", text(pkg))
 			}
 		}
 		for _, t := range g.tables {
 			v := viewOf(t)
-			rows := [][]string{{"benchmark", "old " + v.name, "new " + v.name, v.deltaName}}
+			unit := text(v.name)
+			rows := [][]string{{"benchmark", "old " + unit, "new " + unit, v.deltaName}}
 			for _, row := range t.Rows {
 				if row.Compare == nil {
 					continue
@@ -38,12 +46,8 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 				if !row.Compare.Significant {
 					d = "~"
 				}
-				name := row.Name
-				if md {
-					name = mdText(name)
-				}
 				rows = append(rows, []string{
-					name,
+					text(row.Name),
 					v.format(row.Old.Center) + " ± " + row.Old.summary().PctRangeString(),
 					v.format(row.New.Center) + " ± " + row.New.summary().PctRangeString(),
 					d + " (" + row.Compare.comparison().String() + ")",
@@ -64,17 +68,19 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 			}
 		}
 	}
-	notes(bw, r, md)
+	f := Gerrit
+	if md {
+		f = Markdown
+	}
+	notes(bw, r, f)
 	return bw.err
 }
 
 // intro says what was compared.
 func intro(r *Result, md bool) string {
-	code := func(s string) string {
-		if md {
-			return mdCode(s)
-		}
-		return s
+	code := escape.Gerrit
+	if md {
+		code = escape.MarkdownCode
 	}
 	// A side is named as the user named it (the revision for a run,
 	// the file for saved results), then by its commit, unless the name
@@ -114,45 +120,4 @@ func markdownTable(bw *errWriter, rows [][]string) {
 			bw.printf("|:--|--:|--:|:--|\n")
 		}
 	}
-}
-
-// mdEscaper escapes text for Markdown: what the text is comes from the
-// benchmarks (names, packages, their output) or from a file, so none of it
-// may make HTML, links, images, emphasis, table cells or a mention, nor end
-// the line.
-var mdEscaper = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
-	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
-	"|", "\\|", "#", "\\#", "!", "\\!", "~", "\\~", "$", "\\$",
-	"@", "@\u2060", // a word joiner after @: no mention, no notification
-	"\r", " ", "\n", " ",
-)
-
-// mdText returns s as Markdown text that shows s and does nothing else.
-func mdText(s string) string { return mdEscaper.Replace(s) }
-
-// mdCode returns s as a Markdown code span, or as escaped text when s
-// holds what a code span cannot (a backtick, a line break, a '|', which
-// would split a table cell).
-func mdCode(s string) string {
-	if s == "" || strings.ContainsAny(s, "`\r\n|") {
-		return mdText(s)
-	}
-	return "`" + s + "`"
-}
-
-// MarkdownFence returns the fence of a Markdown code block holding text:
-// three backticks, or more than the longest run of backticks in text, so
-// that text cannot end the block.
-func MarkdownFence(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }

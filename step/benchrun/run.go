@@ -142,6 +142,17 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			err = rmErr
 		}
 	}()
+	// relPaths rewrites this run's temporary paths in what it reports
+	// (errors, a failure's output, a panic's trace): a side's files
+	// relative to its checkout, as the change names them, and the rest
+	// under $WORK, as go build -x names its own. The directory is gone
+	// when Run returns, and a review reply must not publish the server's
+	// paths.
+	relPaths := strings.NewReplacer(
+		filepath.Join(tmp, sideNames[0])+string(filepath.Separator), "",
+		filepath.Join(tmp, sideNames[1])+string(filepath.Separator), "",
+		tmp, "$WORK",
+	)
 	// The temporary directory of the processes Run starts (benchEnv),
 	// and the test binaries' directory, apart from the checkouts so that
 	// a build writes in neither.
@@ -197,7 +208,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		return nil, interrupted(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new side (%s): %v", o.Head, err)
+		return nil, fmt.Errorf("new side (%s): %s", o.Head, relPaths.Replace(err.Error()))
 	}
 	info := &RunInfo{
 		Bench: o.Bench, Count: o.Count, Benchtime: o.Benchtime, CPU: o.CPU,
@@ -245,11 +256,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			}
 			var failed *buildError
 			if errors.As(err, &failed) {
-				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%v",
-					sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, err)
+				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
+					sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s side (%s, %s): building %s: %v", sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, err)
+				return nil, fmt.Errorf("%s side (%s, %s): building %s: %s", sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
 			}
 			if built {
 				bins[side][i] = bin
@@ -289,7 +300,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, interrupted(ctx)
 		}
 		if runErr != nil && !ranAndFailed(runErr) {
-			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %v", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, runErr)
+			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
 		}
 		raw[j.side].add(out.results)
 		if runErr == nil && out.failed {
@@ -298,7 +309,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if runErr != nil {
 			f := failures[j]
 			if f == nil {
-				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: runErr.Error(), Tail: out.ex.String()}
+				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: relPaths.Replace(runErr.Error()), Tail: relPaths.Replace(out.ex.String())}
 				failures[j] = f
 				failOrder = append(failOrder, j)
 			}

@@ -260,6 +260,31 @@ func TestRunFailure(t *testing.T) {
 	}
 }
 
+// A failure's output names the change's files relative to its checkout,
+// never by the run's temporary directory: a panic's trace holds absolute
+// paths, and a review reply must not publish the server's.
+func TestRunFailurePaths(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	r.commit("sum: panic", "sum/sum_test.go", strings.Replace(sumTestGo, "func BenchmarkAlloc(b *testing.B) {",
+		"func BenchmarkAlloc(b *testing.B) {\n\tpanic(\"boom\")", 1))
+	o := quick(r.dir)
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) != 1 {
+		t.Fatalf("failures = %+v, want one", res.Failures)
+	}
+	f := res.Failures[0]
+	if !strings.Contains(f.Tail, "panic: boom") || !strings.Contains(f.Tail, "\tsum/sum_test.go:") {
+		t.Errorf("the failure's output does not name sum/sum_test.go relative to the checkout:\n%s", f.Tail)
+	}
+	if strings.Contains(f.Tail+f.Error, "patchbot-bench-") || strings.Contains(f.Tail+f.Error, os.TempDir()+string(filepath.Separator)) {
+		t.Errorf("the failure names the run's temporary directory:\n%s\n%s", f.Error, f.Tail)
+	}
+}
+
 // A run that takes longer than the timeout is killed and reported as a
 // failure (the testing package's own -test.timeout does not cover
 // benchmarks); the benchmarks it ran before are still compared.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -28,7 +29,8 @@ type ApplyResult struct {
 	Add      []string `json:"add"`      // hashtags added (or to add)
 	Remove   []string `json:"remove"`   // hashtags removed (or to remove)
 	After    []string `json:"after"`    // the change's hashtags after (as they would be)
-	// Message is the text posted, or that would be; "" when none is due.
+	// Message is the text posted, or that would be, as plain text (the
+	// post escapes the branch for its medium); "" when none is due.
 	Message string `json:"message,omitempty"`
 	// Post is what the post did; nil when nothing was posted or in a
 	// dry run.
@@ -48,13 +50,13 @@ func Plan(change string, st *Status, have []string, dryRun bool) *ApplyResult {
 	switch {
 	case st.Frozen && !waiting:
 		res.Add = []string{WaitRelease}
-		res.Message = st.Line() + " This change is tagged " + WaitRelease + " until then."
+		res.Message = message(st, st.Line())
 	case !st.Frozen && waiting:
 		res.Add, res.Remove = []string{ExWaitRelease}, []string{WaitRelease}
 		if slices.Contains(have, ExWaitRelease) {
 			res.Add = []string{}
 		}
-		res.Message = st.Line() + " This change was tagged " + WaitRelease + "; it is now tagged " + ExWaitRelease + "."
+		res.Message = message(st, st.Line())
 	default:
 		return res
 	}
@@ -67,6 +69,15 @@ func Plan(change string, st *Status, have []string, dryRun bool) *ApplyResult {
 	slices.Sort(after)
 	res.After = after
 	return res
+}
+
+// message is the message of a plan on st, after its status line: what
+// happens to the change's tag.
+func message(st *Status, line string) string {
+	if st.Frozen {
+		return line + " This change is tagged " + WaitRelease + " until then."
+	}
+	return line + " This change was tagged " + WaitRelease + "; it is now tagged " + ExWaitRelease + "."
 }
 
 // Apply acts on the status for a Gerrit change. When the tree is frozen
@@ -102,7 +113,7 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status) (*A
 	}
 	res.Post, err = g.Post(ctx, review.GerritPost{
 		Change:  change,
-		Message: review.Message{Kind: MessageKind, Text: res.Message},
+		Message: review.Message{Kind: MessageKind, Text: message(st, st.LineEscaped(escape.Gerrit))},
 	})
 	if err != nil {
 		return res, err
@@ -131,7 +142,7 @@ func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, 
 	if res.Message == "" || dryRun {
 		return res, nil
 	}
-	if res.Post, err = gh.Post(ctx, pr, review.Message{Kind: MessageKind, Text: res.Message}); err != nil {
+	if res.Post, err = gh.Post(ctx, pr, review.Message{Kind: MessageKind, Text: message(st, st.LineEscaped(escape.Markdown))}); err != nil {
 		return res, err
 	}
 	if res.After, err = gh.Labels(ctx, pr, res.Add, res.Remove); err != nil {

@@ -280,10 +280,17 @@ func Display(release string) string {
 // depends only on the status, not on the time it is called, so the same
 // status gives the same message and a message is not posted twice.
 func (st *Status) Line() string {
+	return st.LineEscaped(func(s string) string { return s })
+}
+
+// LineEscaped is Line for a review message: the branch, which is the
+// change's, passes through esc (internal/escape's Markdown or Gerrit). The
+// release and the sources are the configuration's.
+func (st *Status) LineEscaped(esc func(string) string) string {
 	rel := Display(st.Release)
 	switch {
 	case st.ReleaseBranch:
-		return fmt.Sprintf("%s is a release branch: the release freeze does not apply to it.", st.Branch)
+		return fmt.Sprintf("%s is a release branch: the release freeze does not apply to it.", esc(st.Branch))
 	case st.Frozen:
 		s := fmt.Sprintf("The tree is frozen for %s", rel)
 		if !st.FreezeStart.IsZero() {
