@@ -72,7 +72,7 @@ func TestGitHubHostileNames(t *testing.T) {
 	git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
 	s.fake.SetHead(1, head)
 
-	if err := s.w.Handle(context.Background(), benchJob(1, head)); err != nil {
+	if err := s.w.Handle(context.Background(), s.benchJob(1, head)); err != nil {
 		t.Fatal(err)
 	}
 	cs := s.fake.Comments()
