@@ -613,14 +613,23 @@ func TestServeGitHub5xx(t *testing.T) {
 	freezePost := f.faults.add(&fault{method: "POST", path: commentsPath(1), n: 3})
 	helpList := f.faults.add(&fault{method: "GET", path: commentsPath(2), n: 3})
 	f.faults.add(&fault{path: commentsPath(3), window: 300 * time.Millisecond})
+	// gopher's permission, read for the freeze, is not read again for
+	// the help: the answer is kept (perms.go).
 	for _, d := range []struct {
 		delivery
 		read string
-	}{{freezeD, pullPath(1)}, {helpD, permissionPath("gopher")}, {refuseD, permissionPath("stranger")}} {
-		fl := f.faults.add(&fault{method: "GET", path: d.read, n: 1})
+	}{{freezeD, pullPath(1)}, {helpD, ""}, {refuseD, permissionPath("stranger")}} {
+		reads := f.fake.Count("GET " + permissionPath("gopher"))
+		var fl *fault
+		if d.read != "" {
+			fl = f.faults.add(&fault{method: "GET", path: d.read, n: 1})
+		}
 		f.deliver(d.delivery, http.StatusAccepted, "queued job")
-		if n := f.faults.count(fl); n != 1 {
-			t.Errorf("delivery %s: %d reads broken, want 1", d.id, n)
+		if fl != nil && f.faults.count(fl) != 1 {
+			t.Errorf("delivery %s: %d reads broken, want 1", d.id, f.faults.count(fl))
+		}
+		if n := f.fake.Count("GET "+permissionPath("gopher")) - reads; d.id == helpD.id && n != 0 {
+			t.Errorf("delivery %s read gopher's permission again", d.id)
 		}
 	}
 	// GitHub's redeliveries of handled deliveries: nothing new, and no
@@ -635,7 +644,11 @@ func TestServeGitHub5xx(t *testing.T) {
 	// The stranger asks again on the same pull request: one refusal per
 	// author and pull request, so the job is a duplicate.
 	again := signedDelivery("d-refuse-2", ghComment{pr: 3, id: 32, login: "stranger", body: "/patchbot freeze"})
+	strangerReads := f.fake.Count("GET " + permissionPath("stranger"))
 	f.deliver(again, http.StatusOK, "duplicate of job")
+	if n := f.fake.Count("GET "+permissionPath("stranger")) - strangerReads; n != 0 {
+		t.Errorf("the refused stranger's second command read GitHub %d times; want none (the answer is kept)", n)
+	}
 
 	jobs := f.waitJobs(3, time.Minute)
 	want := map[string]int{ // identity: the attempt it completed on

@@ -166,7 +166,8 @@ type Handler struct {
 	mux   *http.ServeMux
 	log   *slog.Logger
 	seen  *deliveries
-	reads readSlots // the bodies being read before their signature is checked
+	perms *permCache // the authors' permissions GitHub gave (perms.go)
+	reads readSlots  // the bodies being read before their signature is checked
 }
 
 // New returns a Handler. It refuses a configuration without a secret, a
@@ -210,6 +211,7 @@ func New(cfg Config) (*Handler, error) {
 	cfg.Secret = append([]byte(nil), cfg.Secret...)
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,
 		seen:  &deliveries{ttl: cfg.MaxCommentAge, now: cfg.Now, m: map[string]seenDelivery{}},
+		perms: newPermCache(cfg.Now),
 		reads: newReadSlots(cfg.MaxBodyReads)}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

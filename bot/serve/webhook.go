@@ -402,14 +402,19 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.LookupTimeout)
 	defer cancel()
 	if dec.Verdict == command.Lookup {
-		p, err := h.cfg.GitHub.PermissionLevel(ctx, pr.Owner, pr.Repo, c.Login)
-		if err != nil {
-			d.add(slog.String("error", err.Error()))
-			h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the author's permission failed; redeliver once GitHub answers")
-			return
+		p, cached := h.perms.get(pr.Owner, pr.Repo, c.Login)
+		if !cached {
+			var err error
+			p, err = h.cfg.GitHub.PermissionLevel(ctx, pr.Owner, pr.Repo, c.Login)
+			if err != nil {
+				d.add(slog.String("error", err.Error()))
+				h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the author's permission failed; redeliver once GitHub answers")
+				return
+			}
+			h.perms.put(pr.Owner, pr.Repo, c.Login, p)
 		}
 		c.Permission = p
-		d.add(slog.String("permission", p))
+		d.add(slog.String("permission", p), slog.Bool("cached", cached))
 		dec = trustOnce(&h.cfg.Trust, c)
 	}
 	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clipValid(dec.Reason, 200)))
