@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -164,6 +165,9 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 	}
 	var what string
 	var fn func(context.Context) error
+	// unanswered is set when the last attempt to create the comment got
+	// no answer in time: the server may still be at work on it.
+	unanswered := false
 	if old != nil {
 		what = fmt.Sprintf("update the %s comment %s", m.Kind, old.GetHTMLURL())
 		res.Action = Updated
@@ -186,7 +190,16 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 				// the comment meanwhile: look before creating one,
 				// and edit the one found rather than add a second.
 				// No retry of its own here: this is one attempt of
-				// the loop around it.
+				// the loop around it. After an attempt whose answer
+				// never came, the server may still be storing it:
+				// the look waits a request's time first.
+				if unanswered {
+					select {
+					case <-time.After(g.opts.timeout()):
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
 				c, err := g.find(ctx, pr, m.Kind, false)
 				if err != nil {
 					return err
@@ -205,6 +218,8 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 			c, _, err := g.client().Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &github.IssueComment{Body: &body})
 			if err == nil {
 				res.URL = c.GetHTMLURL()
+			} else {
+				unanswered = timedOut(err)
 			}
 			return err
 		}
@@ -227,11 +242,19 @@ func (g *GitHub) Post(ctx context.Context, pr PullRequest, m Message) (*PostResu
 	return res, g.summary(ctx, m)
 }
 
-// find returns the pull request's comment of the kind, or nil. A comment
-// is ours when its first line is the kind's marker; a reply quoting it
-// starts with "> " and does not count. With retry, each page is read under
-// the retry policy; without, the first error is returned, for a caller that
-// is itself one attempt of a retry loop.
+// timedOut reports whether err is the client's giving up on an answer
+// (Options.Timeout), rather than an answer or a connection lost.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// find returns patchbot's own comment of the kind on pr, or nil: one
+// written by Self whose first line is the kind's marker (a reply quoting it
+// starts with "> " and does not count; anyone else's never counts). With
+// retry, each page is read under the retry policy; without, the first
+// error is returned, for a caller that is itself one attempt of a retry
+// loop.
 func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bool) (*github.IssueComment, error) {
 	login, err := g.Self(ctx)
 	if err != nil {

@@ -43,11 +43,14 @@ func (o *Options) policy() Policy {
 }
 
 func (o *Options) httpClient() *http.Client {
-	t := o.Timeout
-	if t == 0 {
-		t = 30 * time.Second
+	return &http.Client{Timeout: o.timeout(), Transport: o.Transport}
+}
+
+func (o *Options) timeout() time.Duration {
+	if o.Timeout == 0 {
+		return 30 * time.Second
 	}
-	return &http.Client{Timeout: t, Transport: o.Transport}
+	return o.Timeout
 }
 
 func (o *Options) logf(format string, args ...any) {

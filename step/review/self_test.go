@@ -2,8 +2,12 @@ package review
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
@@ -147,5 +151,42 @@ func TestGerritForeignTag(t *testing.T) {
 	got := tagged(t, g, change, Tag("bench"))
 	if len(got) != 2 || got[0].Author.NumericID != acct.ID || got[1].Author.NumericID != me.ID {
 		t.Errorf("tagged messages = %+v; want mallory's, then patchbot's", got)
+	}
+}
+
+// TestGitHubLateStore: GitHub stores a comment after the client gave up
+// waiting for the answer (its timeout), later than the client's next look
+// could see it. The client waits a request's time before it looks again,
+// finds the comment, and never leaves two.
+func TestGitHubLateStore(t *testing.T) {
+	f, auth := newFakeGitHub(t, "gopher/codec")
+	const timeout = 200 * time.Millisecond
+	var once sync.Once
+	stored := make(chan struct{})
+	f.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != "POST" {
+			return false
+		}
+		late := false
+		once.Do(func() { late = true })
+		if !late {
+			return false
+		}
+		// Slower than the client's timeout, then stored: the
+		// answer goes to a client that left.
+		time.Sleep(2 * timeout)
+		f.Serve(httptest.NewRecorder(), r)
+		close(stored)
+		return true
+	})
+	g := newTestGitHub(t, auth, Options{Timeout: timeout})
+	res, err := g.Post(context.Background(), testPR, Message{Kind: "bench", Text: "table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-stored
+	cs := f.Comments()
+	if len(cs) != 1 || res.URL != cs[0].HTMLURL {
+		t.Errorf("after a create stored late: %d comments (%+v), result %+v; want one, the result's", len(cs), cs, res)
 	}
 }
