@@ -263,6 +263,12 @@ func (g *GitHub) find(ctx context.Context, pr PullRequest, kind string, retry bo
 			// from others': a dry run says it would create one.
 			return nil, nil
 		}
+		if e, ok := errors.AsType[*Error](err); ok {
+			// Said of the pull request it was read for.
+			e2 := *e
+			e2.Target = "pull request " + pr.String()
+			return nil, &e2
+		}
 		return nil, err
 	}
 	marker := Marker(kind)
