@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -38,6 +39,30 @@ type Args struct {
 
 	// Request is the job itself.
 	Request job.Request `json:"request"`
+
+	// Deferred, for a CommandDecide job, is the comment whose decision
+	// waits: the webhook could not read what deciding needs (GitHub's
+	// rate limit) and queued the comment, to be decided when the limit
+	// has reset.
+	Deferred *Deferred `json:"deferred,omitempty"`
+}
+
+// CommandDecide is the command of a job that decides on a comment later
+// (Args.Deferred): it runs nothing itself, and queues what the decision
+// makes (a job, a reply, nothing).
+const CommandDecide = "decide"
+
+// A Deferred is a GitHub pull-request comment as the webhook got it,
+// kept to be decided on later.
+type Deferred struct {
+	Comment   int64     `json:"comment"` // its id
+	Action    string    `json:"action"`  // "created"
+	Login     string    `json:"login"`
+	UserType  string    `json:"user_type"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+	// Until is when to decide: when GitHub said its limit resets.
+	Until time.Time `json:"until"`
 }
 
 // Kind is River's job kind (river.JobArgs).
@@ -58,13 +83,16 @@ func (a Args) InsertOpts() river.InsertOpts {
 	if a.IsReply() {
 		o.Queue = ReplyQueue
 	}
+	if a.Deferred != nil {
+		o.ScheduledAt = a.Deferred.Until
+	}
 	return o
 }
 
-// IsReply reports whether the job only posts a text (help, a refusal),
-// running nothing.
+// IsReply reports whether the job only posts a text (help, a refusal), or
+// decides on a comment (CommandDecide), running nothing.
 func (a Args) IsReply() bool {
-	return len(a.Request.Steps) == 1 && a.Request.Steps[0] == job.StepPost
+	return a.Command == CommandDecide || len(a.Request.Steps) == 1 && a.Request.Steps[0] == job.StepPost
 }
 
 // Validate checks the identity and the request: a job that could never
@@ -79,6 +107,10 @@ func (a *Args) Validate() error {
 		return fmt.Errorf("queue: job for %s has no revision (a job is bound to one patch set or head commit)", a.Review)
 	case a.Command == "":
 		return fmt.Errorf("queue: job for %s has no command", a.Review)
+	case (a.Command == CommandDecide) != (a.Deferred != nil):
+		return fmt.Errorf("queue: job %s: a comment to decide on goes with the command %s, and only with it", a, CommandDecide)
+	case a.Deferred != nil && (a.Review.GitHub == nil || a.Deferred.Comment <= 0 || a.Deferred.Login == ""):
+		return fmt.Errorf("queue: job %s: a comment to decide on is a GitHub pull request's, with its id and author", a)
 	}
 	if err := a.Request.Validate(); err != nil {
 		return fmt.Errorf("queue: job %s: %w", a, err)

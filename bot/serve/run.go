@@ -131,6 +131,7 @@ func Run(ctx context.Context, opts *Options) error {
 		Timeout:      o.JobTimeout,
 		Logger:       slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	var h *Handler // the webhook's, made once the queue is open
 	if o.Workers > 0 || o.ReplyWorkers > 0 {
 		w := &work.Worker{
 			Areas:  &work.Areas{Root: o.WorkDir},
@@ -143,7 +144,14 @@ func Run(ctx context.Context, opts *Options) error {
 		} else if o.Workers > 0 {
 			log.Warn("no sandbox: the benchmarks run the patches' code unsandboxed (-unsafe-no-sandbox)", "err", o.NoSandbox)
 		}
-		qopts.Handler = logJobs(log, w.Handle)
+		// A comment deferred by GitHub's rate limit is decided by the
+		// webhook's handler, h, made below, before the queue starts.
+		qopts.Handler = logJobs(log, func(ctx context.Context, j *queue.Job) error {
+			if j.Args.Command == queue.CommandDecide {
+				return h.Decide(ctx, j)
+			}
+			return w.Handle(ctx, j)
+		})
 	}
 	var q *queue.Queue
 	if poller != nil {
@@ -189,7 +197,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		trust.GitHubSelf = self
 	}
-	h, err := New(Config{Secret: o.Secret, Queue: q, Heads: q, GitHub: gh, Trust: trust, Logger: log})
+	h, err = New(Config{Secret: o.Secret, Queue: q, Heads: q, GitHub: gh, Trust: trust, Logger: log})
 	if err != nil {
 		stopQueue()
 		return &job.SetupError{Err: err}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -722,4 +724,50 @@ func TestClosedGetsNothing(t *testing.T) {
 	if r := e.gh.Requests(); len(r) > 0 {
 		t.Errorf("comments on a closed pull request asked GitHub: %q", r)
 	}
+}
+
+// TestRateLimitDeferred: GitHub refuses the author's permission for its
+// rate limit. The delivery is not lost (a 502 GitHub would not redeliver):
+// it is answered 202, and the comment is queued to be decided when the
+// limit resets; decided then, it makes the job the webhook would have made.
+func TestRateLimitDeferred(t *testing.T) {
+	e := newEnv(t, true, nil)
+	limited := true
+	var mu sync.Mutex
+	e.gh.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if !limited || !strings.Contains(r.URL.Path, "/permission") {
+			return false
+		}
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(time.Now().Add(2*time.Second).Unix()))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"message":"API rate limit exceeded for user ID 1."}`)
+		return true
+	})
+	body := e.deliver("rl-1", comment{ID: 77, Body: "/patchbot bench"}, http.StatusAccepted)
+	if !strings.Contains(body, "rate limit; the comment is decided at") {
+		t.Errorf("rate-limited delivery: %q", body)
+	}
+	j := e.recv()
+	if j.Args.Command != queue.CommandDecide || j.Args.Deferred == nil || j.Args.Deferred.Body != "/patchbot bench" || j.Args.Revision != "defer:77" {
+		t.Fatalf("queued %s (%+v); want a decide job with the comment", &j.Args, j.Args.Deferred)
+	}
+	// Still limited: the queue retries the decision.
+	if err := e.h.Decide(t.Context(), j); err == nil {
+		t.Error("Decide while still rate-limited succeeded")
+	}
+	mu.Lock()
+	limited = false
+	mu.Unlock()
+	if err := e.h.Decide(t.Context(), j); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.recv(); b.Args.Command != "bench" || b.Args.Revision != head1 || b.Args.Who != "alice" {
+		t.Errorf("decided: %s; want alice's bench of %s", &b.Args, head1)
+	}
+	e.wantJobs("bench github:gopher/codec#7 @ "+head1, "decide github:gopher/codec#7 @ defer:77")
 }

@@ -375,22 +375,17 @@ func (ev *issueCommentEvent) check() (review.PullRequest, error) {
 // issueComment reads an issue_comment event: a command from someone who
 // may ask becomes a job bound to the pull request's head; a command that
 // is not understood, or from someone who may not ask, a job that replies;
-// anything else nothing.
+// anything else nothing (decide).
 func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delivery, ev *issueCommentEvent) {
 	pr, err := ev.check()
 	if err != nil {
 		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
 		return
 	}
-	target := review.GitHubTarget(pr)
-	d.add(slog.String("review", target.String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clipValid(ev.Comment.User.Login, 60)))
-
-	c := command.GitHubComment{
-		Action:        ev.Action,
-		OnPullRequest: ev.Issue.PullRequest != nil,
-		Login:         ev.Comment.User.Login,
-		UserType:      ev.Comment.User.Type,
-		Body:          ev.Comment.Body,
+	d.add(slog.String("review", review.GitHubTarget(pr).String()), slog.Int64("comment", ev.Comment.ID), slog.String("who", clipValid(ev.Comment.User.Login, 60)))
+	if ev.Issue.PullRequest == nil {
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: a comment on an issue, not on a pull request")
+		return
 	}
 	if ev.Issue.State == "closed" {
 		// Closed and merged pull requests get nothing, not even help
@@ -398,99 +393,192 @@ func (h *Handler) issueComment(w http.ResponseWriter, r *http.Request, d *delive
 		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is closed")
 		return
 	}
-	dec := h.cfg.Trust.GitHub(c)
+	c := &queue.Deferred{
+		Comment:   ev.Comment.ID,
+		Action:    ev.Action,
+		Login:     ev.Comment.User.Login,
+		UserType:  ev.Comment.User.Type,
+		Body:      ev.Comment.Body,
+		CreatedAt: ev.Comment.CreatedAt,
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.LookupTimeout)
 	defer cancel()
+	o := h.decide(ctx, d, pr, c, false)
+	h.answer(w, r, d, o.status, o.name, o.text)
+}
+
+// An outcome is what became of a comment: a delivery's answer.
+type outcome struct {
+	status     int
+	name, text string
+}
+
+// maxDefer bounds how long a comment waits for GitHub's rate limit to
+// reset: an hour is its longest.
+const maxDefer = time.Hour
+
+// decide decides on comment c on pull request pr and queues what the
+// decision makes, as the webhook does with a delivery (d, whose log
+// attributes it adds to) and as a CommandDecide job does later (deferred).
+// Where GitHub refuses a read for its rate limit, the comment is queued to
+// be decided when the limit resets, rather than answered 502 and lost
+// (GitHub does not redeliver by itself); a deferred decision that meets
+// the limit again fails, for the queue to retry.
+func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest, c *queue.Deferred, deferred bool) outcome {
+	target := review.GitHubTarget(pr)
+	gc := command.GitHubComment{
+		Action:        c.Action,
+		OnPullRequest: true,
+		Login:         c.Login,
+		UserType:      c.UserType,
+		Body:          c.Body,
+	}
+	failed := func(what string, err error) outcome {
+		d.add(slog.String("error", err.Error()))
+		if e, ok := errors.AsType[*review.Error](err); ok && e.RateLimited() && !deferred {
+			return h.deferDecision(ctx, d, pr, c, e.RetryAfter)
+		}
+		return outcome{http.StatusBadGateway, "lookup failed", "reading " + what + " failed; redeliver once GitHub answers"}
+	}
+	dec := h.cfg.Trust.GitHub(gc)
 	if dec.Verdict == command.Lookup {
-		p, cached := h.perms.get(pr.Owner, pr.Repo, c.Login)
+		p, cached := h.perms.get(pr.Owner, pr.Repo, gc.Login)
 		if !cached {
 			var err error
-			p, err = h.cfg.GitHub.PermissionLevel(ctx, pr.Owner, pr.Repo, c.Login)
+			p, err = h.cfg.GitHub.PermissionLevel(ctx, pr.Owner, pr.Repo, gc.Login)
 			if err != nil {
-				d.add(slog.String("error", err.Error()))
-				h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the author's permission failed; redeliver once GitHub answers")
-				return
+				return failed("the author's permission", err)
 			}
-			h.perms.put(pr.Owner, pr.Repo, c.Login, p)
+			h.perms.put(pr.Owner, pr.Repo, gc.Login, p)
 		}
-		c.Permission = p
+		gc.Permission = p
 		d.add(slog.String("permission", p), slog.Bool("cached", cached))
-		dec = trustOnce(&h.cfg.Trust, c)
+		dec = trustOnce(&h.cfg.Trust, gc)
 	}
 	d.add(slog.String("verdict", string(dec.Verdict)), slog.String("reason", clipValid(dec.Reason, 200)))
 
-	id := strconv.FormatInt(ev.Comment.ID, 10)
-	origin := queue.Origin{Who: c.Login, Author: c.Login, Message: id, Delivery: d.id}
+	id := strconv.FormatInt(c.Comment, 10)
+	origin := queue.Origin{Who: gc.Login, Author: gc.Login, Message: id, Delivery: d.id}
 	req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String()}}
 	var rev review.Revision
 	switch dec.Verdict {
 	case command.Ignore:
-		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clipValid(dec.Reason, 200))
-		return
+		return outcome{http.StatusOK, "ignored", "ignored: " + clipValid(dec.Reason, 200)}
 	case command.Refuse, command.Answer:
 		// Replies: one refusal per author and pull request, whatever
 		// they write and however often; one help per comment.
 	case command.Run:
-		if age := h.cfg.Now().Sub(ev.Comment.CreatedAt); age > h.cfg.MaxCommentAge {
-			// Too old to bind to the head it was written on: said
-			// once, in a reply to the comment, instead of run.
+		age := h.cfg.Now().Sub(c.CreatedAt)
+		// A deferred comment is older than the window by design: its
+		// head is checked against the recorded ones below instead.
+		if age > h.cfg.MaxCommentAge && !deferred {
 			d.add(slog.String("declined", "stale"))
-			dec = decline(dec, fmt.Sprintf("This command was written %v ago, longer than patchbot waits (%v): the pull request may have moved on since. Nothing was run: ask again.",
-				age.Round(time.Second), h.cfg.MaxCommentAge))
+			dec = decline(dec, staleReply(age, h.cfg.MaxCommentAge))
 			break
 		}
 		head, err := h.cfg.GitHub.PullRequestHead(ctx, pr)
 		if err != nil {
-			d.add(slog.String("error", err.Error()))
-			h.answer(w, r, d, http.StatusBadGateway, "lookup failed", "reading the pull request's head failed; redeliver once GitHub answers")
-			return
+			return failed("the pull request's head", err)
 		}
 		if head.State != "open" {
-			h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is "+clipValid(head.State, 20))
-			return
+			return outcome{http.StatusOK, "ignored", "ignored: the pull request is " + clipValid(head.State, 20)}
 		}
-		moved, known, err := h.headMoved(ctx, pr, head.SHA, ev.Comment.CreatedAt)
+		moved, known, err := h.headMoved(ctx, pr, head.SHA, c.CreatedAt)
 		if err != nil {
 			d.add(slog.String("error", err.Error()))
-			h.answer(w, r, d, http.StatusInternalServerError, "heads failed", "the pull request's heads could not be read; redeliver")
-			return
+			return outcome{http.StatusInternalServerError, "heads failed", "the pull request's heads could not be read; redeliver"}
 		}
-		if moved {
+		switch {
+		case moved:
 			d.add(slog.String("declined", "head moved"))
 			dec = decline(dec, fmt.Sprintf("The pull request's head moved after this command was written: it is now %s. Nothing was run: look at the new commits, and ask again to measure them.", head.SHA))
-			break
+		case !known && age > h.cfg.MaxCommentAge:
+			// Deferred, and nothing says the head is the one it was
+			// written on.
+			d.add(slog.String("declined", "stale"))
+			dec = decline(dec, staleReply(age, h.cfg.MaxCommentAge))
+		default:
+			// What was read is kept: the worker need not read the
+			// base branch and the repository's URL again.
+			rev = review.Revision{Commit: head.SHA}
+			req.GitHub.HeadSHA, req.GitHub.CloneURL, req.Branch = head.SHA, head.CloneURL, head.Base
+			req.GitHub.Unverified = !known
 		}
-		// What was read is kept: the worker need not read the base
-		// branch and the repository's URL again.
-		rev = review.Revision{Commit: head.SHA}
-		req.GitHub.HeadSHA, req.GitHub.CloneURL, req.Branch = head.SHA, head.CloneURL, head.Base
-		req.GitHub.Unverified = !known
 	default:
-		h.answer(w, r, d, http.StatusInternalServerError, "bug", "unexpected verdict "+string(dec.Verdict))
-		return
+		return outcome{http.StatusInternalServerError, "bug", "unexpected verdict " + string(dec.Verdict)}
 	}
 	a, err := queue.NewJob(target, rev, dec, origin, req)
 	if err != nil {
 		d.add(slog.String("error", err.Error()))
-		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
-		return
+		return outcome{http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200)}
 	}
-	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
+	return h.insert(ctx, d, a)
+}
 
+// insert queues a and says what became of it.
+func (h *Handler) insert(ctx context.Context, d *delivery, a *queue.Args) outcome {
+	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
 	res, err := h.cfg.Queue.Insert(ctx, a)
 	if err != nil {
 		d.add(slog.String("error", err.Error()))
-		h.answer(w, r, d, http.StatusInternalServerError, "queue failed", "the job could not be queued; redeliver")
-		return
+		return outcome{http.StatusInternalServerError, "queue failed", "the job could not be queued; redeliver"}
 	}
 	d.add(slog.Int64("job", res.ID), slog.Bool("duplicate", res.Duplicate))
 	if res.Duplicate {
 		// A redelivery, or another comment asking for the same command
 		// on the same revision: the job is already there.
-		h.answer(w, r, d, http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State))
-		return
+		return outcome{http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State)}
 	}
-	h.answer(w, r, d, http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID))
+	if a.Command == queue.CommandDecide {
+		return outcome{http.StatusAccepted, "deferred", fmt.Sprintf("queued job %d: GitHub's rate limit; the comment is decided at %s", res.ID, a.Deferred.Until.UTC().Format(time.RFC3339))}
+	}
+	return outcome{http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID)}
+}
+
+// deferDecision queues comment c to be decided after wait, when GitHub's
+// rate limit has reset (a minute when it did not say; at most maxDefer).
+func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.PullRequest, c *queue.Deferred, wait time.Duration) outcome {
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	wait = min(wait+time.Second, maxDefer)
+	dc := *c
+	dc.Until = h.cfg.Now().Add(wait).Truncate(time.Second)
+	a := &queue.Args{
+		Review:   review.GitHubTarget(pr),
+		Revision: "defer:" + strconv.FormatInt(c.Comment, 10),
+		Command:  queue.CommandDecide,
+		Who:      c.Login,
+		Delivery: d.id,
+		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: pr.String()}},
+		Deferred: &dc,
+	}
+	return h.insert(ctx, d, a)
+}
+
+// Decide decides on a comment the webhook deferred (a CommandDecide job,
+// queue.Args.Deferred), as the webhook would have, and queues what the
+// decision makes; it logs one line, as a delivery does. An error (GitHub
+// still refusing, the queue failing) is for the queue to retry.
+func (h *Handler) Decide(ctx context.Context, j *queue.Job) error {
+	if j.Args.Deferred == nil || j.Args.Review.GitHub == nil {
+		return queue.Permanent(fmt.Errorf("decide: job %s has no comment to decide on", &j.Args))
+	}
+	d := &delivery{id: j.Args.Delivery, event: "issue_comment"}
+	d.add(slog.String("review", j.Args.Review.String()), slog.Int64("comment", j.Args.Deferred.Comment), slog.String("who", clipValid(j.Args.Deferred.Login, 60)), slog.Bool("deferred", true))
+	o := h.decide(ctx, d, *j.Args.Review.GitHub, j.Args.Deferred, true)
+	attrs := append([]slog.Attr{slog.String("delivery", d.id), slog.Int("status", o.status), slog.String("outcome", o.name)}, d.attrs...)
+	if o.status >= 500 {
+		h.log.LogAttrs(ctx, slog.LevelWarn, "deferred comment", append(attrs, slog.String("why", o.text))...)
+		return errors.New("deciding on a deferred comment: " + o.text)
+	}
+	h.log.LogAttrs(ctx, slog.LevelInfo, "deferred comment", attrs...)
+	return nil
+}
+
+// staleReply says why a command too old was not run.
+func staleReply(age, window time.Duration) string {
+	return fmt.Sprintf("This command was written %v ago, longer than patchbot waits (%v): the pull request may have moved on since. Nothing was run: ask again.", age.Round(time.Second), window)
 }
 
 // headMoved reports whether pull request pr's head, now sha, arrived after

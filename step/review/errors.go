@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // An Error is a request to a review server that failed for good: a
@@ -23,7 +24,17 @@ type Error struct {
 	// connection) and only outlasted the retry Policy: the same request
 	// may succeed later.
 	Transient bool
-	Err       error // underlying error, without credentials
+	// RetryAfter is how long the server asked to be left alone (a rate
+	// limit's reset, Retry-After); 0 when it did not say.
+	RetryAfter time.Duration
+	Err        error // underlying error, without credentials
+}
+
+// RateLimited reports whether the server refused for a rate limit (GitHub's
+// 403 with its quota spent, or a 429): the same request succeeds once the
+// limit resets, RetryAfter from now when the server said.
+func (e *Error) RateLimited() bool {
+	return e.Transient && (e.Status == http.StatusForbidden || e.Status == http.StatusTooManyRequests)
 }
 
 func (e *Error) Error() string {

@@ -147,7 +147,7 @@ func (o *Options) attempt(ctx context.Context, server, target, op string, classi
 		}
 		return n, &Error{Server: server, Target: target, Op: op, Detail: detail, Hint: interruptedHint, Attempts: n, Err: err}
 	}
-	return n, &Error{Server: server, Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: hintFor(f), Attempts: n, Transient: f.transient, Err: err}
+	return n, &Error{Server: server, Target: target, Op: op, Status: f.status, Detail: f.detail, Hint: hintFor(f), Attempts: n, Transient: f.transient, RetryAfter: f.after, Err: err}
 }
 
 // backoff returns the wait after the i'th failed attempt: Backoff doubled
