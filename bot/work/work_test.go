@@ -356,6 +356,59 @@ func TestGitHubBinding(t *testing.T) {
 	}
 }
 
+// TestGitHubHopeless runs jobs that no retry can mend, on their first
+// attempt: each is cancelled at once (a permanent error) with exactly one
+// failure reply, which says what is wrong, that it is not retried, and
+// names no path of the server's; and a rescue of the job posts nothing
+// more.
+func TestGitHubHopeless(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  func(r *job.Request)
+		want []string // in the reply
+	}{
+		{"no such package", func(r *job.Request) { r.Bench.Packages = []string{"./nosuchpkg"} },
+			[]string{"package ./nosuchpkg does not exist at ", "the module has no directory ./nosuchpkg", "must name packages of the module"}},
+		{"no such tree", func(r *job.Request) { r.Bench.Packages = []string{".", "./nosuch/..."} },
+			[]string{"package ./nosuch/... does not exist at ", "the module has no directory ./nosuch;"}},
+		{"no such base branch", func(r *job.Request) { r.Branch = "nosuch" },
+			[]string{`base branch "nosuch" does not exist in the repository`, "Base the change on a branch that exists"}},
+		{"a base branch that is not a branch name", func(r *job.Request) { r.Branch = "main..x" },
+			[]string{`base branch "main..x" is not a valid branch name`}},
+		{"a -bench that matches nothing", func(r *job.Request) { r.Bench.Bench = "Nosuch" },
+			[]string{`no benchmark matched -bench REGEXP "Nosuch" in example.com/w`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			benchEnv(t)
+			s := newGitHub(t)
+			j := s.benchJob(1, s.head)
+			tt.set(&j.Args.Request)
+			for range 2 { // the second run is a rescue: still one reply
+				err := s.w.Handle(context.Background(), j)
+				if !permanent(err) {
+					t.Fatalf("attempt %d of %d: err = %v, want a permanent error", j.Attempt, j.MaxAttempts, err)
+				}
+				checkFailure(t, s.fake.Comments(), tt.want[0])
+			}
+			body := s.fake.Comments()[0].Body
+			t.Logf("the reply:\n%s", body)
+			for _, w := range append(tt.want[1:], "Not retried") {
+				if !strings.Contains(body, w) {
+					t.Errorf("the reply lacks %q:\n%s", w, body)
+				}
+			}
+			for _, p := range []string{s.w.Areas.Root, os.TempDir(), s.bare, "patchbot-bench-"} {
+				if strings.Contains(body, p) {
+					t.Errorf("the reply names the server's path %s:\n%s", p, body)
+				}
+			}
+			if n := s.fake.Count("POST "); n != 1 {
+				t.Errorf("%d comments created, want 1", n)
+			}
+		})
+	}
+}
+
 // TestGitHubBenchFails runs a job whose benchmark fails on every run, and
 // prints much, on its first and last attempts.
 func TestGitHubBenchFails(t *testing.T) {
