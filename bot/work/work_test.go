@@ -695,6 +695,26 @@ func TestGerrit(t *testing.T) {
 		t.Errorf("the change's hashtags after /patchbot freeze: %+v, want none", cs)
 	}
 
+	// A package that does not exist: cancelled on the first attempt, with
+	// one failure message on patch set 1, beside its result.
+	nopkg := *j
+	nopkg.Args.Request.Bench.Packages = []string{"./nosuchpkg"}
+	for range 2 { // and a rescue: still one failure reply
+		if err := w.Handle(ctx, &nopkg); !permanent(err) {
+			t.Errorf("a package that does not exist: err = %v, want permanent", err)
+		}
+	}
+	var failed []string
+	for _, m := range gs.Messages(t, change) {
+		if m.Tag == review.Tag("serve-bench-failed") {
+			failed = append(failed, m.Message)
+		}
+	}
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "Patch Set 1:") || !strings.Contains(failed[0], "package ./nosuchpkg does not exist") ||
+		!strings.Contains(failed[0], "Not retried") || strings.Contains(failed[0], w.Areas.Root) || strings.Contains(failed[0], os.TempDir()) {
+		t.Errorf("want one failure reply on patch set 1 saying ./nosuchpkg does not exist, with no server path, got:\n%s", strings.Join(failed, "\n---\n"))
+	}
+
 	// A job whose commit is not patch set 1's is refused, and posts nothing.
 	bad := *j
 	bad.Args.Revision = "1:" + ps2
@@ -705,13 +725,12 @@ func TestGerrit(t *testing.T) {
 		}
 		checkOutput(t, &bad, at(2), false)
 	}
-	got = nil
-	var failed []string
+	got, failed = nil, nil
 	for _, m := range gs.Messages(t, change) {
-		switch m.Tag {
-		case review.Tag("serve-bench"):
+		switch {
+		case m.Tag == review.Tag("serve-bench"):
 			got = append(got, m.Message)
-		case review.Tag("serve-bench-failed"):
+		case m.Tag == review.Tag("serve-bench-failed") && !strings.HasPrefix(m.Message, "Patch Set 1:"):
 			failed = append(failed, m.Message)
 		}
 	}
