@@ -86,6 +86,20 @@ func (e *BindingError) Error() string {
 	return fmt.Sprintf("%s is at %s, not at %s, the commit the command was written on: it is not measured", e.Ref, e.Got, e.Want)
 }
 
+// A SourceError is a Source that no fetch can give, found before or by
+// the fetch: a commit, ref or URL that is not well formed, or a base
+// branch that is not a branch name or that the repository does not have.
+// It is the job's, not the moment's: running the job again cannot mend it.
+type SourceError struct {
+	What   string // "base branch", "commit", "ref", "repository URL"
+	Value  string
+	Reason string // what is wrong and what to do
+}
+
+func (e *SourceError) Error() string {
+	return fmt.Sprintf("%s %q %s", e.What, e.Value, e.Reason)
+}
+
 var (
 	commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	// refRE is the refs a job fetches, and the base branch's name.
@@ -109,18 +123,22 @@ const (
 // for ctx), creates it on first use, fetches src.Ref (and the base
 // branch), checks that the bound commit is what was fetched and computes
 // the base. A *BindingError is a commit that is not there or not the
-// ref's; other errors are the fetch's and may pass. The caller must Close
-// the Checkout.
+// ref's; a *SourceError a Source that no fetch can give (a base branch
+// that is not a branch name, or not in the repository); other errors are
+// the fetch's and may pass. The caller must Close the Checkout.
 func (a *Areas) Checkout(ctx context.Context, src Source) (*Checkout, error) {
 	switch {
 	case !commitRE.MatchString(src.Commit):
-		return nil, fmt.Errorf("work: commit %q: want 40 lower-case hex digits", src.Commit)
+		return nil, &SourceError{What: "commit", Value: src.Commit, Reason: "is not a commit hash (40 lower-case hex digits)"}
 	case !refRE.MatchString(src.Ref):
-		return nil, fmt.Errorf("work: ref %q: want refs/pull/N/head or refs/changes/NN/CHANGE/PS", src.Ref)
-	case src.BaseBranch != "" && (!branchRE.MatchString(src.BaseBranch) || strings.Contains(src.BaseBranch, "..") || strings.HasPrefix(src.BaseBranch, "-")):
-		return nil, fmt.Errorf("work: base branch %q is not a branch name", src.BaseBranch)
+		return nil, &SourceError{What: "ref", Value: src.Ref, Reason: "is not a pull request's or a change's (refs/pull/N/head, refs/changes/NN/CHANGE/PS)"}
 	case src.URL == "" || strings.HasPrefix(src.URL, "-"):
-		return nil, fmt.Errorf("work: repository URL %q", src.URL)
+		return nil, &SourceError{What: "repository URL", Value: src.URL, Reason: "is not one to fetch from"}
+	}
+	if src.BaseBranch != "" {
+		if err := checkBranch(ctx, src.BaseBranch); err != nil {
+			return nil, err
+		}
 	}
 	dir := a.dir(src.URL)
 	lock, err := a.lock(ctx, dir)
@@ -152,6 +170,9 @@ func (c *Checkout) fetch(ctx context.Context, src Source) error {
 		specs = append(specs, "+refs/heads/"+src.BaseBranch+":"+baseRef)
 	}
 	if _, err := a.git(ctx, c.Dir, append([]string{"fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", src.URL}, specs...)...); err != nil {
+		if merr := c.missing(ctx, src); merr != nil {
+			return merr
+		}
 		return fmt.Errorf("fetching %s from %s: %w", src.Ref, src.URL, err)
 	}
 	tip, err := a.git(ctx, c.Dir, "rev-parse", "--verify", "-q", jobRef+"^{commit}")
@@ -186,6 +207,56 @@ func (c *Checkout) fetch(ctx context.Context, src Source) error {
 			return fmt.Errorf("commit %s has no parent to compare it with", src.Commit)
 		}
 		c.Base = base
+	}
+	return nil
+}
+
+// missing tells a fetch of src that failed because the repository lacks
+// a ref from one that failed for a moment: it asks the repository for
+// src's refs, and when it answers without one of them, returns the
+// *SourceError of a missing base branch or the *BindingError of a missing
+// ref. It returns nil when the repository has both refs, or did not
+// answer: the fetch's error is then the one to report.
+func (c *Checkout) missing(ctx context.Context, src Source) error {
+	refs := []string{src.Ref}
+	if src.BaseBranch != "" {
+		refs = append(refs, "refs/heads/"+src.BaseBranch)
+	}
+	out, err := c.a.git(ctx, c.Dir, append([]string{"ls-remote", "--", src.URL}, refs...)...)
+	if err != nil {
+		return nil
+	}
+	has := map[string]bool{}
+	for l := range strings.SplitSeq(out, "\n") {
+		if _, ref, ok := strings.Cut(l, "\t"); ok {
+			has[strings.TrimSpace(ref)] = true
+		}
+	}
+	switch {
+	case src.BaseBranch != "" && !has["refs/heads/"+src.BaseBranch]:
+		return &SourceError{What: "base branch", Value: src.BaseBranch,
+			Reason: "does not exist in the repository: there is nothing to compare the change with. Base the change on a branch that exists, then ask again"}
+	case !has[src.Ref]:
+		return &BindingError{Ref: src.Ref, Want: src.Commit}
+	}
+	return nil
+}
+
+// checkBranch checks that name is a branch name git takes (git
+// check-ref-format): a *SourceError when it is not.
+func checkBranch(ctx context.Context, name string) error {
+	bad := &SourceError{What: "base branch", Value: name,
+		Reason: "is not a valid branch name (git check-ref-format): nothing was fetched. Base the change on a branch of the repository, then ask again"}
+	if !branchRE.MatchString(name) || strings.HasPrefix(name, "-") {
+		// Not even shown to git.
+		return bad
+	}
+	cmd := &gitexec.Cmd{Args: []string{"check-ref-format", "refs/heads/" + name}, Env: gitexec.Anonymous, Timeout: time.Minute}
+	if _, err := cmd.Output(ctx); err != nil {
+		if e, ok := errors.AsType[*gitexec.Error](err); ok && e.ExitCode == 1 {
+			return bad
+		}
+		return gitError(err.(*gitexec.Error))
 	}
 	return nil
 }

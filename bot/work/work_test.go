@@ -356,6 +356,59 @@ func TestGitHubBinding(t *testing.T) {
 	}
 }
 
+// TestGitHubHopeless runs jobs that no retry can mend, on their first
+// attempt: each is cancelled at once (a permanent error) with exactly one
+// failure reply, which says what is wrong, that it is not retried, and
+// names no path of the server's; and a rescue of the job posts nothing
+// more.
+func TestGitHubHopeless(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  func(r *job.Request)
+		want []string // in the reply
+	}{
+		{"no such package", func(r *job.Request) { r.Bench.Packages = []string{"./nosuchpkg"} },
+			[]string{"package ./nosuchpkg does not exist at ", "the module has no directory ./nosuchpkg", "must name packages of the module"}},
+		{"no such tree", func(r *job.Request) { r.Bench.Packages = []string{".", "./nosuch/..."} },
+			[]string{"package ./nosuch/... does not exist at ", "the module has no directory ./nosuch;"}},
+		{"no such base branch", func(r *job.Request) { r.Branch = "nosuch" },
+			[]string{`base branch "nosuch" does not exist in the repository`, "Base the change on a branch that exists"}},
+		{"a base branch that is not a branch name", func(r *job.Request) { r.Branch = "main..x" },
+			[]string{`base branch "main..x" is not a valid branch name`}},
+		{"a -bench that matches nothing", func(r *job.Request) { r.Bench.Bench = "Nosuch" },
+			[]string{`no benchmark matched -bench REGEXP "Nosuch" in example.com/w`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			benchEnv(t)
+			s := newGitHub(t)
+			j := s.benchJob(1, s.head)
+			tt.set(&j.Args.Request)
+			for range 2 { // the second run is a rescue: still one reply
+				err := s.w.Handle(context.Background(), j)
+				if !permanent(err) {
+					t.Fatalf("attempt %d of %d: err = %v, want a permanent error", j.Attempt, j.MaxAttempts, err)
+				}
+				checkFailure(t, s.fake.Comments(), tt.want[0])
+			}
+			body := s.fake.Comments()[0].Body
+			t.Logf("the reply:\n%s", body)
+			for _, w := range append(tt.want[1:], "Not retried") {
+				if !strings.Contains(body, w) {
+					t.Errorf("the reply lacks %q:\n%s", w, body)
+				}
+			}
+			for _, p := range []string{s.w.Areas.Root, os.TempDir(), s.bare, "patchbot-bench-"} {
+				if strings.Contains(body, p) {
+					t.Errorf("the reply names the server's path %s:\n%s", p, body)
+				}
+			}
+			if n := s.fake.Count("POST "); n != 1 {
+				t.Errorf("%d comments created, want 1", n)
+			}
+		})
+	}
+}
+
 // TestGitHubBenchFails runs a job whose benchmark fails on every run, and
 // prints much, on its first and last attempts.
 func TestGitHubBenchFails(t *testing.T) {
@@ -642,6 +695,26 @@ func TestGerrit(t *testing.T) {
 		t.Errorf("the change's hashtags after /patchbot freeze: %+v, want none", cs)
 	}
 
+	// A package that does not exist: cancelled on the first attempt, with
+	// one failure message on patch set 1, beside its result.
+	nopkg := *j
+	nopkg.Args.Request.Bench.Packages = []string{"./nosuchpkg"}
+	for range 2 { // and a rescue: still one failure reply
+		if err := w.Handle(ctx, &nopkg); !permanent(err) {
+			t.Errorf("a package that does not exist: err = %v, want permanent", err)
+		}
+	}
+	var failed []string
+	for _, m := range gs.Messages(t, change) {
+		if m.Tag == review.Tag("serve-bench-failed") {
+			failed = append(failed, m.Message)
+		}
+	}
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "Patch Set 1:") || !strings.Contains(failed[0], "package ./nosuchpkg does not exist") ||
+		!strings.Contains(failed[0], "Not retried") || strings.Contains(failed[0], w.Areas.Root) || strings.Contains(failed[0], os.TempDir()) {
+		t.Errorf("want one failure reply on patch set 1 saying ./nosuchpkg does not exist, with no server path, got:\n%s", strings.Join(failed, "\n---\n"))
+	}
+
 	// A job whose commit is not patch set 1's is refused, and posts nothing.
 	bad := *j
 	bad.Args.Revision = "1:" + ps2
@@ -652,13 +725,12 @@ func TestGerrit(t *testing.T) {
 		}
 		checkOutput(t, &bad, at(2), false)
 	}
-	got = nil
-	var failed []string
+	got, failed = nil, nil
 	for _, m := range gs.Messages(t, change) {
-		switch m.Tag {
-		case review.Tag("serve-bench"):
+		switch {
+		case m.Tag == review.Tag("serve-bench"):
 			got = append(got, m.Message)
-		case review.Tag("serve-bench-failed"):
+		case m.Tag == review.Tag("serve-bench-failed") && !strings.HasPrefix(m.Message, "Patch Set 1:"):
 			failed = append(failed, m.Message)
 		}
 	}

@@ -28,6 +28,8 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -68,9 +70,11 @@ var _ queue.Handler = (*Worker)(nil).Handle
 
 // Handle runs one job: a post-only job (help, refusal) posts its text;
 // a run job is fetched, run and replied to. An error that running again
-// cannot mend (a request that is not valid, a fetch that is not the bound
-// commit, missing credentials, a review that is gone) is queue.Permanent;
-// the rest (a fetch, a server that did not answer) are retried. Every
+// cannot mend (a request that is not valid, a package that does not
+// exist, a fetch that is not the bound commit, a base branch that is not
+// one, missing credentials, a review that is gone: hopeless) is
+// queue.Permanent; the rest (a fetch, a server that did not answer, a
+// benchmark that failed) are retried. Every
 // reply is posted once, however often the job runs: a run job that fails
 // for good (a permanent error, or any on its last attempt) is answered
 // with a failure reply instead of its result (replyFailure).
@@ -254,6 +258,13 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		if req.Branch == "" {
 			req.Branch = c.Branch
 		}
+		if req.Branch != "" {
+			// Not fetched (the base is the patch set's parent), but
+			// the freeze step and the reply name it.
+			if err := checkBranch(ctx, req.Branch); err != nil {
+				return nil, err
+			}
+		}
 		return &binding{
 			src: Source{
 				URL:    strings.TrimSuffix(server, "/") + "/" + c.Project,
@@ -321,26 +332,46 @@ func gerritServer(g *job.Gerrit, cfg *config.Config) string {
 }
 
 // classify marks the errors that running the job again cannot mend as
-// permanent.
+// permanent (hopeless), so that the job fails at once with one reply
+// instead of after the queue's retries.
 func classify(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || !hopeless(err) {
+		return err
 	}
-	if _, ok := errors.AsType[*BindingError](err); ok {
-		return queue.Permanent(err)
-	}
-	if _, ok := errors.AsType[*job.SetupError](err); ok {
-		return queue.Permanent(err)
-	}
-	if _, ok := errors.AsType[*config.Error](err); ok {
-		return queue.Permanent(err)
-	}
+	return queue.Permanent(err)
+}
+
+// hopeless reports whether err is a property of the job, the same on
+// every attempt: of its request (a field that is not valid, a package
+// that does not exist, a -bench that matches nothing, a revision that
+// is not there), of its review (a commit that is not the bound one, a
+// base branch that is not a branch or not in the repository, a review
+// that is gone or refused), or of the server's configuration and
+// credentials. Everything else may pass and is retried: the network, a
+// review server's 5xx or rate limit, a timeout, a sandbox that did not
+// start, a process killed, a side that does not build (its modules are
+// downloaded), a benchmark that failed.
+func hopeless(err error) bool {
 	if e, ok := errors.AsType[*review.Error](err); ok && e.Permanent() {
 		// Gone, forbidden, refused: the review's answer, not an outage
 		// (nor a rate limit, which GitHub answers with a 403 too).
-		return queue.Permanent(err)
+		return true
 	}
-	return err
+	return isType[*BindingError](err) ||
+		isType[*SourceError](err) ||
+		isType[*job.FieldError](err) ||
+		isType[*job.SetupError](err) ||
+		isType[*config.Error](err) ||
+		isType[*port.OptionError](err) ||
+		isType[*benchrun.PackageError](err) ||
+		errors.Is(err, benchrun.ErrBadRevision) ||
+		errors.Is(err, benchrun.ErrNoMatch)
+}
+
+// isType reports whether err's chain holds an error of type E.
+func isType[E error](err error) bool {
+	_, ok := errors.AsType[E](err)
+	return ok
 }
 
 var defaultGetenv = os.Getenv

@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // A pkg is a package whose benchmarks are compared.
@@ -59,7 +62,13 @@ func listPackages(ctx context.Context, pr *procs, modDir string, patterns []stri
 			// A directory of tests alone is a package go test can
 			// build, though go list calls it an error.
 			testOnly := strings.Contains(p.Error.Err, "no non-test Go files") && len(p.TestGoFiles)+len(p.XTestGoFiles) > 0
-			if !testOnly {
+			switch {
+			case testOnly:
+			case p.Dir != "" && strings.HasPrefix(p.Error.Err, "no Go files in "):
+				// A directory of the module, of other files: no
+				// package, whatever runs.
+				return nil, nil, &PackageError{Pattern: p.ImportPath, Reason: "its directory holds no Go files"}
+			default:
 				return nil, nil, fmt.Errorf("package %s: %s", p.ImportPath, strings.TrimSpace(p.Error.Err))
 			}
 		}
@@ -82,6 +91,54 @@ func listPackages(ctx context.Context, pr *procs, modDir string, patterns []stri
 		}
 	}
 	return withBench, without, nil
+}
+
+// A PackageError is a package pattern that names no package of the
+// module on the new side: a directory that is not there, or one without
+// Go files. It is the same on every run, whatever the machine: the
+// pattern is wrong, not the change nor the moment.
+type PackageError struct {
+	Pattern string // as given: "./nosuch", "./nosuch/..."
+	Rev     string // the new side's revision, as given (a hash abbreviated)
+	Reason  string // "the module has no directory ./nosuch"
+}
+
+func (e *PackageError) Error() string {
+	return fmt.Sprintf("package %s does not exist at %s: %s; {bench.packages} must name packages of the module, such as ./...", e.Pattern, e.Rev, e.Reason)
+}
+
+// checkPatterns checks that each pattern of a directory (".", "./x",
+// "../x", "./x/...") names one that exists in the module at modDir, on
+// the new side, rev: go list would say so with the side's temporary
+// path, in words that differ for a pattern with "..." and without. Import
+// paths and absolute paths are left to go list.
+func checkPatterns(modDir string, patterns []string, rev string) error {
+	for _, p := range patterns {
+		if p != "." && p != ".." && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+			continue
+		}
+		// The directory before the first element with a wildcard.
+		var dir []string
+		for e := range strings.SplitSeq(p, "/") {
+			if strings.Contains(e, "...") {
+				break
+			}
+			dir = append(dir, e)
+		}
+		d := path.Join(dir...) // "x", "../x", "."
+		fi, err := os.Stat(filepath.Join(modDir, filepath.FromSlash(d)))
+		switch {
+		case err == nil && fi.IsDir():
+		case err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			if d != "." && d != ".." && !strings.HasPrefix(d, "../") {
+				d = "./" + d
+			}
+			return &PackageError{Pattern: p, Rev: rev, Reason: "the module has no directory " + d}
+		default:
+			return err
+		}
+	}
+	return nil
 }
 
 // benchFuncRE matches the declaration of a benchmark function, whose name

@@ -203,9 +203,22 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name the packages to benchmark with {bench.packages}", o.Base, o.Head)}
 		}
 	}
+	headRev := o.Head
+	if headRev == commits[1] {
+		headRev = abbrev.Hash(headRev)
+	}
+	if explicit {
+		if err := checkPatterns(modDirs[1], patterns, headRev); err != nil {
+			return nil, err
+		}
+	}
 	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
+	}
+	if pe, ok := errors.AsType[*PackageError](err); ok {
+		pe.Rev = headRev
+		return nil, pe
 	}
 	if err != nil {
 		return nil, fmt.Errorf("new side (%s): %s", o.Head, relPaths.Replace(err.Error()))
@@ -341,7 +354,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			f := failures[failOrder[0]]
 			return nil, fmt.Errorf("no benchmark results: %s side, %s: %s:\n%s", f.Side, f.Package, f.Error, f.Tail)
 		}
-		return nil, fmt.Errorf("no benchmark matched {bench.bench} %q in %s", o.Bench, strings.Join(info.Packages, " "))
+		return nil, fmt.Errorf("%w {bench.bench} %q in %s", ErrNoMatch, o.Bench, strings.Join(info.Packages, " "))
 	}
 	for side, s := range []*Side{&res.Base, &res.Head} {
 		s.Revision, s.Commit = revs[side], commits[side]
@@ -418,6 +431,12 @@ func (w *rawWriter) add(lines []string) {
 		w.buf.WriteString(line + "\n")
 	}
 }
+
+// ErrNoMatch is the error, wrapped, of a run whose benchmarks all ran and
+// none gave a result: the -test.bench regexp (Options.Bench) matched none
+// of them, or each one it matched skipped itself. Running again gives the
+// same answer.
+var ErrNoMatch = errors.New("no benchmark matched")
 
 // A NoBenchmarksError reports that the packages to compare have no
 // benchmarks: nothing ran. patchbot bench treats it as a failure (it was

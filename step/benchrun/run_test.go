@@ -2,6 +2,7 @@ package benchrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -191,7 +192,8 @@ func findRow(t *testing.T, r *Result, unit, prefix string) *Row {
 func TestRunErrors(t *testing.T) {
 	r := newTestRepo(t)
 	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo,
-		"nobench/nobench.go", "package nobench\n", "nobench/nobench_test.go", "package nobench\n")
+		"nobench/nobench.go", "package nobench\n", "nobench/nobench_test.go", "package nobench\n",
+		"docs/README", "not Go\n")
 	r.commit("nobench: touch", "nobench/nobench.go", "package nobench\n\n// touched\n")
 	r.commit("sum: break", "sum/sum.go", "package sum\n\nfunc Sum(n int) int { return undefined }\n")
 
@@ -212,6 +214,14 @@ func TestRunErrors(t *testing.T) {
 			o.Base, o.Head, o.Packages, o.Bench = "HEAD~2", "HEAD~1", []string{"./sum"}, "Nosuch"
 		},
 			[]string{`no benchmark matched {bench.bench} "Nosuch" in example.com/bench/sum`}},
+		{"no such package", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./sum", "./nosuch"} },
+			[]string{"package ./nosuch does not exist at HEAD~1: the module has no directory ./nosuch; {bench.packages} must name packages"}},
+		{"no such tree", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./nosuch/sub/..."} },
+			[]string{"package ./nosuch/sub/... does not exist at HEAD~1: the module has no directory ./nosuch/sub;"}},
+		{"a file", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./sum/sum.go/..."} },
+			[]string{"package ./sum/sum.go/... does not exist at HEAD~1: the module has no directory ./sum/sum.go;"}},
+		{"no Go files", func(o *Options) { o.Base, o.Head, o.Packages = "HEAD~2", "HEAD~1", []string{"./docs"} },
+			[]string{"package ./docs does not exist at HEAD~1: its directory holds no Go files;"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,6 +236,16 @@ func TestRunErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
+			}
+			_, isPkg := errors.AsType[*PackageError](err)
+			if want := strings.Contains(tt.want[0], "does not exist at"); isPkg != want {
+				t.Errorf("error %q: a *PackageError = %v, want %v", err, isPkg, want)
+			}
+			if errors.Is(err, ErrNoMatch) != (tt.name == "no match") {
+				t.Errorf("error %q: errors.Is(err, ErrNoMatch) = %v", err, !(tt.name == "no match"))
+			}
+			if errors.Is(err, ErrBadRevision) != strings.HasPrefix(tt.name, "bad ") {
+				t.Errorf("error %q: errors.Is(err, ErrBadRevision) = %v", err, !strings.HasPrefix(tt.name, "bad "))
 			}
 		})
 	}
