@@ -217,3 +217,34 @@ func passwordOf(db DB) string {
 	}
 	return ""
 }
+
+// migrationLock is the key of the PostgreSQL advisory lock under which a
+// process migrates the queue's schema: "patchbot" in ASCII.
+const migrationLock = 0x7061746368626f74
+
+// lockMigrations waits for the database's migration lock and returns the
+// function that releases it. Processes started together on a fresh
+// database (replicas, the machines of one deployment) would otherwise run
+// River's migrations at once and collide ("duplicate key value violates
+// unique constraint pg_type_typname_nsp_index"); under the lock, the first
+// migrates and the others find the schema current. The lock is a session's,
+// so it is held on one connection of the pool, which unlock gives back.
+func lockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect: %v", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(migrationLock)); err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("waiting for the migration lock: %v", err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(migrationLock)); err != nil {
+			// The session's lock ends with its connection.
+			conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/pgtest"
@@ -83,5 +84,40 @@ func TestPostgresErrors(t *testing.T) {
 				t.Errorf("a URL without a database is a %T, want a *URLError", err)
 			}
 		})
+	}
+}
+
+// TestPostgresStartTogether: three processes' queues opened at the same
+// instant on a fresh database, as replicas or the machines of one
+// deployment start, ten times over: all open, and the database has one
+// schema. (Unserialised, River's migrations collide: "duplicate key value
+// violates unique constraint pg_type_typname_nsp_index".)
+func TestPostgresStartTogether(t *testing.T) {
+	for round := range 10 {
+		dbu := postgresDB(t)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		errs := make([]error, 3)
+		qs := make([]*Queue, 3)
+		for i := range qs {
+			wg.Go(func() {
+				<-start
+				qs[i], errs[i] = Open(t.Context(), dbu, &Options{Logger: testLogger(t)})
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, q := range qs {
+			if errs[i] != nil {
+				t.Errorf("round %d: queue %d: %v", round, i, errs[i])
+				continue
+			}
+			if err := q.Stop(t.Context()); err != nil {
+				t.Errorf("round %d: stop: %v", round, err)
+			}
+		}
+		if t.Failed() {
+			return
+		}
 	}
 }

@@ -288,7 +288,13 @@ func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
 		if err != nil {
 			return nil, err
 		}
+		unlock, err := lockMigrations(ctx, pool)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("queue database %s: %w", db, scrub(err, passwordOf(db)))
+		}
 		q.client, err = newEngine(ctx, driver, q)
+		unlock()
 		if err != nil {
 			pool.Close()
 			hint := ""
