@@ -799,3 +799,25 @@ func mustTarget(t *testing.T, s string) review.Target {
 	}
 	return tg
 }
+
+// TestGitHubFreezeFetchesNothing: a /patchbot freeze job answers from the
+// branch, and fetches no code: its repository's URL leads nowhere, and it
+// replies all the same, leaving no work area.
+func TestGitHubFreezeFetchesNothing(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	j := s.benchJob(1, s.head)
+	j.Args.Command = "freeze"
+	j.Args.Request.Steps = []string{job.StepFreeze, job.StepPost}
+	j.Args.Request.Bench = job.BenchSettings{}
+	j.Args.Request.GitHub.CloneURL = filepath.Join(t.TempDir(), "no-such-repository")
+	if err := s.w.Handle(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-freeze")) || !strings.Contains(cs[0].Body, "Freeze:") {
+		t.Fatalf("want one serve-freeze reply, got %+v", cs)
+	}
+	if ents, _ := os.ReadDir(s.w.Areas.Root); len(ents) != 0 {
+		t.Errorf("the freeze job made work areas: %v", ents)
+	}
+}

@@ -138,12 +138,16 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	if err != nil {
 		return nil, classify(err)
 	}
-	co, err := w.Areas.Checkout(ctx, b.src)
-	if err != nil {
-		return nil, classify(err)
+	var co *Checkout
+	if slices.Contains(req.Steps, job.StepBench) {
+		// Only the benchmarks need the code: a freeze answer is the
+		// branch's, and fetches nothing.
+		if co, err = w.Areas.Checkout(ctx, b.src); err != nil {
+			return nil, classify(err)
+		}
+		defer co.Close()
+		req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 	}
-	defer co.Close()
-	req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 
 	req.Post.Kind = ReplyKind(a.Command)
 	// A command asks: the reply says whether the tree is frozen, and
@@ -154,6 +158,9 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
 		return nil, classify(err)
+	}
+	if co == nil {
+		return res, nil
 	}
 	return res, classify(co.Close())
 }
