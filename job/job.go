@@ -134,12 +134,16 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	// the same message. It is answered now, once, so that a mistake in
 	// the branch or the date is found before anything is ported; the
 	// step reports the answer.
+	// A job without the step asks nothing of the freeze: a branch the
+	// freeze does not know (a project's main) is no mistake there.
 	o.Freeze.Branch, o.Freeze.At, o.Freeze.NoTag = req.branch(), req.At, req.Freeze.NoTag
-	if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
-		return nil, &SetupError{Err: err}
-	}
-	if o.Freeze.Status, err = checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
-		return nil, err
+	if req.has(StepFreeze) {
+		if o.Freeze.Sources, err = freeze.FromConfig(&cfg.Freeze, true); err != nil {
+			return nil, &SetupError{Err: err}
+		}
+		if o.Freeze.Status, err = checkFreeze(ctx, o.Freeze.Sources, req); err != nil {
+			return nil, err
+		}
 	}
 
 	// The bench step: the request's settings, else the run section's.

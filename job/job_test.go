@@ -155,6 +155,12 @@ func TestPrepareSetup(t *testing.T) {
 	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
 		t.Errorf("a dry run without credentials: %v", err)
 	}
+	// A job without the freeze step asks the freeze nothing: a pull
+	// request into main (GitHub's default branch) is benchmarked.
+	r = Request{Steps: []string{StepBench, StepPost}, Repo: t.TempDir(), Base: "a", Head: "b", Branch: "main", GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true}
+	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
+		t.Errorf("a bench of a pull request into main: %v", err)
+	}
 }
 
 // TestRequestFile runs the request in testdata/push.json through the
