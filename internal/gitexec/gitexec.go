@@ -24,6 +24,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/procgroup"
 )
 
 // An Env is the environment a git command runs in: what configuration
@@ -158,7 +160,7 @@ func (c *Cmd) Command(ctx context.Context) *exec.Cmd {
 	cmd.Dir = c.Dir
 	cmd.Env = append(environ(c.Env), c.ExtraEnv...)
 	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
+	procgroup.Own(cmd)
 	return cmd
 }
 

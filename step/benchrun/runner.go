@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/procgroup"
 )
 
 // A Runner runs the processes that Run starts: 'go list' on the new side,
@@ -140,10 +142,10 @@ func Direct(ctx context.Context, c *Command) error {
 		cmd.Env = []string{}
 	}
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	killGroup(cmd)
+	procgroup.KillRest(cmd)
 	if err != nil && ctx.Err() == nil && runCtx.Err() != nil {
 		err = fmt.Errorf("%w: killed after %v", ErrTimedOut, c.Timeout)
 	}
