@@ -32,6 +32,9 @@ func TestPostgres(t *testing.T) {
 	if s := q.DB().String(); strings.Contains(s, pw) || !strings.Contains(s, "xxxxx") {
 		t.Errorf("DB().String() = %q: the password is not hidden", s)
 	}
+	if err := q.Check(t.Context()); err != nil {
+		t.Errorf("Check: %v", err)
+	}
 	start(t, q)
 	id := insert(t, q, args("1")).ID
 	if got := recv(t, done, "the job"); got != id {

@@ -231,7 +231,8 @@ type Queue struct {
 	opts   Options
 	client engine
 	leader func(context.Context) (*riverdriver.Leader, error)
-	exec   riverdriver.Executor // the database, for patchbot's own table (heads.go)
+	exec   riverdriver.Executor // the database, for patchbot's own tables (heads.go, health.go)
+	file   os.FileInfo          // the SQLite file as it was opened (Check)
 	close  func() error         // the database
 
 	mu       sync.Mutex
@@ -276,6 +277,10 @@ func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
 		pool, driver, err := openSQLite(ctx, db.Path)
 		if err != nil {
 			return nil, err
+		}
+		if q.file, err = os.Stat(db.Path); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("queue database %s: %w", db, err)
 		}
 		q.client, err = newEngine(ctx, driver, q)
 		if err != nil {
@@ -323,6 +328,9 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	q.exec = driver.GetExecutor()
 	if err := migrateHeads(ctx, q.exec); err != nil {
 		return nil, err
+	}
+	if err := q.exec.Exec(ctx, healthSchema); err != nil && q.exec.Exec(ctx, "SELECT 1 FROM patchbot_health WHERE 1 = 0") != nil {
+		return nil, fmt.Errorf("creating patchbot_health: %w", err)
 	}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {

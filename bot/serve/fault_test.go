@@ -1286,3 +1286,37 @@ func TestServeHeadMoved(t *testing.T) {
 	}
 	f.stop()
 }
+
+// TestServeHealthz, through 'patchbot serve': /healthz says whether the
+// queue can take a job. The SQLite file deleted under the running process
+// makes it 503, saying why (jobs stored there would be lost), at once.
+func TestServeHealthz(t *testing.T) {
+	f := startServe(t, 0)
+	get := func() (int, string) {
+		t.Helper()
+		resp, err := f.client.Get("http://" + f.addr + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(); code != http.StatusOK {
+		t.Fatalf("healthz: %d %q", code, body)
+	}
+	path := strings.TrimPrefix(f.db, "sqlite:")
+	if err := os.Rename(path, path+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "the file is gone") {
+		t.Errorf("healthz with the queue's file gone: %d %q", code, body)
+	}
+	if err := os.Rename(path+".gone", path); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(); code != http.StatusOK {
+		t.Errorf("healthz with the file back: %d %q", code, body)
+	}
+	f.stop()
+}

@@ -83,6 +83,8 @@ type Queue interface {
 	Depth(ctx context.Context, limit int) (int, error)
 	ID() string
 	Leader(ctx context.Context) (queue.Leader, bool, error)
+	// Check says whether the queue can store a job now.
+	Check(ctx context.Context) error
 }
 
 var _ Queue = (*queue.Queue)(nil)
@@ -157,7 +159,7 @@ type Config struct {
 // A Handler serves the webhook and the status endpoints:
 //
 //	POST /webhook/github  GitHub's deliveries
-//	GET  /healthz         200 when the queue answers
+//	GET  /healthz         200 when the queue can take a job (queue.Queue.Check); 503 and why
 //	GET  /api/jobs        the recent jobs, as JSON (?limit=N, at most 1000)
 //	GET  /api/queue       this process and the leader among those on the queue, as JSON
 //	GET  /                the status page

@@ -37,9 +37,11 @@ func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if _, err := h.cfg.Queue.Jobs(ctx, 1); err != nil {
+	if err := h.cfg.Queue.Check(ctx); err != nil {
+		// The reason is the operator's to read: it names the queue's
+		// file or database, never its password (queue.DB.String).
 		h.log.LogAttrs(ctx, slog.LevelError, "healthz", slog.String("error", err.Error()))
-		http.Error(w, "queue: not answering", http.StatusServiceUnavailable)
+		http.Error(w, "queue: cannot take a job: "+clipValid(err.Error(), 300), http.StatusServiceUnavailable)
 		return
 	}
 	w.Write([]byte("ok\n"))
