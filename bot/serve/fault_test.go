@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -1318,5 +1319,22 @@ func TestServeHealthz(t *testing.T) {
 	if code, body := get(); code != http.StatusOK {
 		t.Errorf("healthz with the file back: %d %q", code, body)
 	}
+	f.stop()
+}
+
+// TestServeWorkRootTaken: a second 'patchbot serve' with workers on the
+// work directory of a running one is refused at start, exit 2, naming
+// the first; the first goes on.
+func TestServeWorkRootTaken(t *testing.T) {
+	f := startServe(t, 0)
+	work := t.TempDir()
+	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", f.db, "-workers", "1", "-unsafe-no-sandbox", "-work", work}
+	first := startServeProc(t, "first", os.Environ(), args...)
+	cmd := exec.Command(patchbotBin, append([]string{"serve"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "-work: work directory "+work+" is in use by another process (pid "+strconv.Itoa(first.cmd.Process.Pid)) {
+		t.Errorf("a second serve on the same work directory: %v\n%s", err, out)
+	}
+	first.stop()
 	f.stop()
 }

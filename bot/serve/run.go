@@ -133,8 +133,18 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	var h *Handler // the webhook's, made once the queue is open
 	if o.Workers > 0 || o.ReplyWorkers > 0 {
+		areas := &work.Areas{Root: o.WorkDir}
+		if o.Workers > 0 {
+			// One process per work root: its areas, and the machine's
+			// benchmarks, are this process's alone.
+			release, err := areas.Lock()
+			if err != nil {
+				return &job.SetupError{Field: "work", Err: err}
+			}
+			defer release()
+		}
 		w := &work.Worker{
-			Areas:  &work.Areas{Root: o.WorkDir},
+			Areas:  areas,
 			Config: cfg,
 			Env:    job.Env{Getenv: getenv, Log: &logWriter{log: log, msg: "job log"}, Clients: clients},
 		}

@@ -25,8 +25,9 @@ func (DryRunQueue) Insert(context.Context, *queue.Args) (queue.InsertResult, err
 
 // Here returns the Options.Work that runs a stale benchmark on this
 // machine, as serve's worker would: in work areas under dir ("" is
-// sweep-work/ in the user's state directory), in the sandbox, probed at
-// the first job; without one only when unsafe.
+// sweep-work/ in the user's state directory, held by this process from
+// the first job on), in the sandbox, probed at the first job; without one
+// only when unsafe.
 func Here(cfg *config.Config, env job.Env, dir string, unsafe bool) queue.Handler {
 	var once sync.Once
 	var w *work.Worker
@@ -42,6 +43,12 @@ func Here(cfg *config.Config, env job.Env, dir string, unsafe bool) queue.Handle
 				dir = filepath.Join(filepath.Dir(p), "sweep-work")
 			}
 			w = &work.Worker{Areas: &work.Areas{Root: dir}, Config: cfg, Env: env}
+			// The root is this sweep's until the process ends: a
+			// sweep started while another runs finds it taken.
+			if _, err := w.Areas.Lock(); err != nil {
+				setupErr = err
+				return
+			}
 			sb, err := sandbox.New(ctx, &sandbox.Options{})
 			switch {
 			case err == nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,24 @@ func TestCheckoutMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	co.Close()
+}
+
+// TestAreasLock: a root is one process's: a second Lock fails naming the
+// holder, and once released the root is free again.
+func TestAreasLock(t *testing.T) {
+	a := &Areas{Root: filepath.Join(t.TempDir(), "work")}
+	release, err := a.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Areas{Root: a.Root}
+	if _, err := b.Lock(); err == nil || !strings.Contains(err.Error(), "in use by another process (pid "+strconv.Itoa(os.Getpid())) {
+		t.Errorf("a second Lock: %v", err)
+	}
+	release()
+	release2, err := b.Lock()
+	if err != nil {
+		t.Fatalf("Lock after the release: %v", err)
+	}
+	release2()
 }

@@ -122,7 +122,7 @@ See docs/serve.md.`,
 					o.NoSandbox = err
 				}
 			}
-			return jobError(serve.Run(e.ctx, o), map[string]string{"listen": "-listen"})
+			return jobError(serve.Run(e.ctx, o), map[string]string{"listen": "-listen", "work": "-work"})
 		}
 	},
 }
