@@ -21,6 +21,7 @@ import (
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
@@ -142,6 +143,15 @@ func Run(ctx context.Context, opts *Options) error {
 				return &job.SetupError{Field: "work", Err: err}
 			}
 			defer release()
+			// What the runs of processes killed before left behind
+			// (their binaries, megabytes each).
+			removed, err := benchrun.SweepTemp("")
+			if err != nil {
+				log.Warn("sweeping the temporary directories of dead processes", "err", err)
+			}
+			if len(removed) > 0 {
+				log.Info("removed the temporary directories of dead processes", "dirs", len(removed))
+			}
 		}
 		w := &work.Worker{
 			Areas:  areas,

@@ -1,0 +1,46 @@
+package benchrun
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// tempPrefix starts the name of a run's temporary directory, followed by
+// the pid of the process that made it: patchbot-bench-PID-RANDOM. A run
+// removes its own; one whose process was killed (SIGKILL, a machine that
+// stopped) leaves binaries behind, which SweepTemp finds by the pid.
+const tempPrefix = "patchbot-bench-"
+
+// SweepTemp removes the temporary directories that runs of processes no
+// longer alive left in dir ("" is os.TempDir()), and returns the ones it
+// removed. A directory of a live process, this one's included, is left
+// alone; so is anything whose name does not say which process made it.
+func SweepTemp(dir string) ([]string, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processExists(pid) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if err := os.RemoveAll(path); err != nil {
+			return removed, err
+		}
+		removed = append(removed, path)
+	}
+	return removed, nil
+}
