@@ -153,8 +153,17 @@ func sqliteDSN(path string) string {
 // River's driver for it.
 func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("queue database: %w", err)
+		return nil, nil, fmt.Errorf("queue database %s: its directory cannot be made (%v): choose a file in a directory this user may write", path, err)
 	}
+	// SQLite says no more than "unable to open database file (14)" of a
+	// directory it may not write in (the file, and its -wal and -shm
+	// beside it): find out first, and say which and why.
+	probe, err := os.CreateTemp(filepath.Dir(path), ".patchbot-probe-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("queue database %s: cannot write in its directory %s (%v): choose a file in a directory this user may write", path, filepath.Dir(path), errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	db, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
 		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)

@@ -35,3 +35,20 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Check with the file replaced: %v", err)
 	}
 }
+
+// TestOpenUnwritable: a queue file where it cannot be made says which
+// path and why, not SQLite's "unable to open database file (14)".
+func TestOpenUnwritable(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel"); err != nil {
+		t.Skip("no /sys here: the test needs a directory nobody may write in, root included")
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/sys/queue.db", "queue database /sys/queue.db: cannot write in its directory /sys (permission denied)"},
+		{"/dev/null/queue.db", "queue database /dev/null/queue.db: its directory cannot be made (mkdir /dev/null: not a directory)"},
+	} {
+		_, err := Open(t.Context(), "sqlite:"+tc.path, &Options{Logger: testLogger(t)})
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Open(%s) = %v; want %s...", tc.path, err, tc.want)
+		}
+	}
+}
