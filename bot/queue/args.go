@@ -30,6 +30,10 @@ type Args struct {
 	Revision string `json:"revision" river:"unique"`
 	// Command is the comment command's name ("bench", "freeze").
 	Command string `json:"command" river:"unique"`
+	// Options are the command's arguments, normalised as Parse reads
+	// them ("-count 10 ./codec"): a command with other options is
+	// another job.
+	Options string `json:"options,omitempty" river:"unique"`
 
 	// Who asked: the reviewer's account or login.
 	Who string `json:"who,omitempty"`
@@ -118,7 +122,12 @@ func (a *Args) Validate() error {
 	return nil
 }
 
-// String names the job by its identity: "bench gerrit:go-review.googlesource.com:12345 @ 3:5a295b0".
+// String names the job by its identity: "bench gerrit:go-review.googlesource.com:12345 @ 3:5a295b0",
+// with the options after the command when it has any ("bench -count 10 ...").
 func (a *Args) String() string {
-	return a.Command + " " + a.Review.String() + " @ " + a.Revision
+	c := a.Command
+	if a.Options != "" {
+		c += " " + a.Options
+	}
+	return c + " " + a.Review.String() + " @ " + a.Revision
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/job"
@@ -51,7 +52,7 @@ func NewJob(t review.Target, rev review.Revision, d command.Decision, o Origin, 
 			return nil, fmt.Errorf("queue: %s: %s is not bound to a revision", t, d.Command.Name)
 		}
 		d.Command.Apply(&req)
-		a.Revision, a.Command, a.Request = rev.String(), d.Command.Name, req
+		a.Revision, a.Command, a.Options, a.Request = rev.String(), d.Command.Name, strings.Join(d.Command.Args, " "), req
 	case command.Answer, command.Refuse:
 		if d.Reply == "" {
 			return nil, fmt.Errorf("queue: %s: no reply to post", t)

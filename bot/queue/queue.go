@@ -248,6 +248,7 @@ type engine interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 	JobDeleteMany(ctx context.Context, params *river.JobDeleteManyParams) (*river.JobDeleteManyResult, error)
+	JobGet(ctx context.Context, id int64) (*rivertype.JobRow, error)
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
@@ -591,6 +592,7 @@ type JobInfo struct {
 	Review   string `json:"review"`
 	Revision string `json:"revision"`
 	Command  string `json:"command"`
+	Options  string `json:"options,omitempty"`
 	Who      string `json:"who,omitempty"`
 	// State is River's: available, scheduled, running, retryable,
 	// completed, cancelled or discarded (pending is unused here).
@@ -604,6 +606,10 @@ type JobInfo struct {
 	FinalizedAt time.Time      `json:"finalized_at,omitzero"`
 
 	metadata []byte // River's, with the recorded output in it
+
+	// Delivery is the event that queued the job (Args.Delivery); not
+	// shown by the API.
+	Delivery string `json:"-"`
 }
 
 // Output returns what the job recorded (Job.RecordOutput), as JSON; nil
@@ -661,37 +667,54 @@ func (q *Queue) Jobs(ctx context.Context, limit int) ([]JobInfo, error) {
 	}
 	out := make([]JobInfo, 0, len(res.Jobs))
 	for _, r := range res.Jobs {
-		info := JobInfo{
-			ID:          r.ID,
-			Kind:        r.Kind,
-			State:       string(r.State),
-			Attempt:     r.Attempt,
-			MaxAttempts: r.MaxAttempts,
-			Errors:      attemptErrors(r.Errors),
-			CreatedAt:   r.CreatedAt,
-			ScheduledAt: r.ScheduledAt,
-			metadata:    r.Metadata,
-		}
-		if r.AttemptedAt != nil {
-			info.AttemptedAt = *r.AttemptedAt
-		}
-		if r.FinalizedAt != nil {
-			info.FinalizedAt = *r.FinalizedAt
-		}
-		if r.Kind == JobKind {
-			// The identity only: the request (its patches) is not
-			// decoded into the listing.
-			var id struct {
-				Review   string `json:"review"`
-				Revision string `json:"revision"`
-				Command  string `json:"command"`
-				Who      string `json:"who"`
-			}
-			if err := json.Unmarshal(r.EncodedArgs, &id); err == nil {
-				info.Review, info.Revision, info.Command, info.Who = id.Review, id.Revision, id.Command, id.Who
-			}
-		}
-		out = append(out, info)
+		out = append(out, infoOf(r))
 	}
 	return out, nil
+}
+
+// Job returns the job with the id, as Jobs lists it.
+func (q *Queue) Job(ctx context.Context, id int64) (JobInfo, error) {
+	r, err := q.client.JobGet(ctx, id)
+	if err != nil {
+		return JobInfo{}, fmt.Errorf("queue: job %d: %w", id, err)
+	}
+	return infoOf(r), nil
+}
+
+// infoOf is River's row as a JobInfo.
+func infoOf(r *rivertype.JobRow) JobInfo {
+	info := JobInfo{
+		ID:          r.ID,
+		Kind:        r.Kind,
+		State:       string(r.State),
+		Attempt:     r.Attempt,
+		MaxAttempts: r.MaxAttempts,
+		Errors:      attemptErrors(r.Errors),
+		CreatedAt:   r.CreatedAt,
+		ScheduledAt: r.ScheduledAt,
+		metadata:    r.Metadata,
+	}
+	if r.AttemptedAt != nil {
+		info.AttemptedAt = *r.AttemptedAt
+	}
+	if r.FinalizedAt != nil {
+		info.FinalizedAt = *r.FinalizedAt
+	}
+	if r.Kind == JobKind {
+		// The identity only: the request (its patches) is not
+		// decoded into the listing.
+		var id struct {
+			Review   string `json:"review"`
+			Revision string `json:"revision"`
+			Command  string `json:"command"`
+			Options  string `json:"options"`
+			Who      string `json:"who"`
+			Delivery string `json:"delivery"`
+		}
+		if err := json.Unmarshal(r.EncodedArgs, &id); err == nil {
+			info.Review, info.Revision, info.Command, info.Options, info.Who = id.Review, id.Revision, id.Command, id.Options, id.Who
+			info.Delivery = id.Delivery
+		}
+	}
+	return info
 }

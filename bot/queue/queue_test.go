@@ -266,7 +266,7 @@ func TestWorkedOnce(t *testing.T) {
 	if want := info.AttemptedAt.Add(DefaultTimeout + DefaultRescueMargin); !j.RescueAt.Equal(want) {
 		t.Errorf("handler's job is rescued at %v; want %v, its start plus the rescue delay", j.RescueAt, want)
 	}
-	want := JobInfo{ID: res.ID, Kind: JobKind, Review: a.Review.String(), Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts}
+	want := JobInfo{ID: res.ID, Kind: JobKind, Review: a.Review.String(), Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts, Delivery: a.Delivery}
 	info.CreatedAt, info.ScheduledAt = time.Time{}, time.Time{}
 	if info.AttemptedAt.IsZero() || info.FinalizedAt.IsZero() {
 		t.Errorf("times not recorded: %+v", info)

@@ -85,6 +85,8 @@ type Queue interface {
 	Leader(ctx context.Context) (queue.Leader, bool, error)
 	// Check says whether the queue can store a job now.
 	Check(ctx context.Context) error
+	// Job returns a job by its id.
+	Job(ctx context.Context, id int64) (queue.JobInfo, error)
 }
 
 var _ Queue = (*queue.Queue)(nil)

@@ -450,6 +450,7 @@ func TestEndToEnd(t *testing.T) {
 		Review:   review.GitHubTarget(review.PullRequest{Owner: "gopher", Repo: "codec", Number: 7}),
 		Revision: head1,
 		Command:  "bench",
+		Options:  "-count 5 ./codec",
 		Who:      "alice",
 		Delivery: "d-1",
 		Request: job.Request{
@@ -490,8 +491,18 @@ func TestEndToEnd(t *testing.T) {
 	if w.Code != 200 || !strings.HasPrefix(w.Body.String(), fmt.Sprintf("duplicate of job %d", j.ID)) {
 		t.Errorf("redelivery after a restart: %d %s", w.Code, w.Body)
 	}
-	// Another reviewer asking the same on the same head: the same job.
-	e.deliver("d-2", comment{ID: 43, Login: "tom", Body: "/patchbot bench"}, 200)
+	// Another reviewer asking the same on the same head: the same job,
+	// and one reply to tom's comment saying where its answer is.
+	e.deliver("d-2", comment{ID: 43, Login: "tom", Body: "/patchbot bench -count 5 ./codec"}, 202)
+	if r := e.recv(); r.Args.Command != "help" || r.Args.Revision != "message:43" ||
+		r.Args.Request.Post.Text != "`/patchbot bench -count 5 ./codec` was asked already on "+head1+": nothing new is run. patchbot replies to it once, on this pull request." {
+		t.Errorf("the same command again: %s %q", &r.Args, r.Args.Request.Post.Text)
+	}
+	// With other options, it is another job.
+	e.deliver("d-2b", comment{ID: 46, Login: "tom", Body: "/patchbot bench -count 7 ./codec"}, 202)
+	if r := e.recv(); r.Args.Command != "bench" || r.Args.Options != "-count 7 ./codec" || r.Args.Revision != head1 {
+		t.Errorf("other options: %s", &r.Args)
+	}
 	// A push, then a command: a new job at the new head; the old job
 	// stays bound to the old one.
 	e.gh.SetHead(7, head2)
@@ -506,8 +517,10 @@ func TestEndToEnd(t *testing.T) {
 	}
 	e.wantJobs(
 		"bench github:gopher/codec#7 @ "+head1,
+		"bench github:gopher/codec#7 @ "+head1, // -count 7
 		"bench github:gopher/codec#7 @ "+head2,
 		"freeze github:gopher/codec#7 @ "+head2,
+		"help github:gopher/codec#7 @ message:43",
 	)
 	// tom is trusted by the configuration: his permission was not read.
 	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/collaborators/tom/"); n != 0 {

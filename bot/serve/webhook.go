@@ -21,6 +21,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -512,27 +513,63 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 		d.add(slog.String("error", err.Error()))
 		return outcome{http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200)}
 	}
-	return h.insert(ctx, d, a)
+	o, res := h.insert(ctx, d, a)
+	if !res.Duplicate || dec.Verdict != command.Run {
+		return o
+	}
+	// The same command on the same commit, asked by another comment:
+	// the job is there already, and this comment gets one reply saying
+	// where its answer is. (The same comment delivered again, as after
+	// a restart, is a redelivery: no reply.)
+	prev, err := h.cfg.Queue.Job(ctx, res.ID)
+	if err != nil {
+		d.add(slog.String("error", err.Error()))
+		return o
+	}
+	if prev.Delivery == d.id {
+		return o
+	}
+	reply, err := queue.NewJob(target, review.Revision{}, command.Decision{Verdict: command.Answer, Reply: h.alreadyAsked(ctx, a, prev)}, origin, req)
+	if err != nil {
+		d.add(slog.String("error", err.Error()))
+		return o
+	}
+	o, _ = h.insert(ctx, d, reply)
+	return o
+}
+
+// alreadyAsked says, to a comment that asks what was asked already on the
+// same commit, where the answer is: the reply's link once it is posted.
+func (h *Handler) alreadyAsked(ctx context.Context, a *queue.Args, prev queue.JobInfo) string {
+	asked := command.Prefix + " " + a.Command
+	if a.Options != "" {
+		asked += " " + a.Options
+	}
+	text := fmt.Sprintf("%s was asked already on %s: nothing new is run.", escape.MarkdownCode(asked), a.Revision)
+	if out, err := h.cfg.Results(ctx, prev); err == nil && out != nil && out.URL != "" {
+		return text + " Its answer: " + out.URL
+	}
+	return text + " patchbot replies to it once, on this pull request."
 }
 
 // insert queues a and says what became of it.
-func (h *Handler) insert(ctx context.Context, d *delivery, a *queue.Args) outcome {
+func (h *Handler) insert(ctx context.Context, d *delivery, a *queue.Args) (outcome, queue.InsertResult) {
 	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
 	res, err := h.cfg.Queue.Insert(ctx, a)
 	if err != nil {
 		d.add(slog.String("error", err.Error()))
-		return outcome{http.StatusInternalServerError, "queue failed", "the job could not be queued; redeliver"}
+		return outcome{http.StatusInternalServerError, "queue failed", "the job could not be queued; redeliver"}, res
 	}
 	d.add(slog.Int64("job", res.ID), slog.Bool("duplicate", res.Duplicate))
 	if res.Duplicate {
 		// A redelivery, or another comment asking for the same command
 		// on the same revision: the job is already there.
-		return outcome{http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State)}
+		return outcome{http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State)}, res
 	}
 	if a.Command == queue.CommandDecide {
-		return outcome{http.StatusAccepted, "deferred", fmt.Sprintf("queued job %d: GitHub's rate limit; the comment is decided at %s", res.ID, a.Deferred.Until.UTC().Format(time.RFC3339))}
+		return outcome{http.StatusAccepted, "deferred", fmt.Sprintf("queued job %d: GitHub's rate limit; the comment is decided at %s", res.ID, a.Deferred.Until.UTC().Format(time.RFC3339))}, res
 	}
-	return outcome{http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID)}
+	return outcome{http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID)}, res
 }
 
 // deferDecision queues comment c to be decided after wait, when GitHub's
@@ -553,7 +590,8 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: pr.String()}},
 		Deferred: &dc,
 	}
-	return h.insert(ctx, d, a)
+	o, _ := h.insert(ctx, d, a)
+	return o
 }
 
 // Decide decides on a comment the webhook deferred (a CommandDecide job,
