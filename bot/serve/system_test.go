@@ -56,8 +56,11 @@ func serveGit(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// TestServeGitHub runs 'patchbot serve' against the fake GitHub
-// and a directory of bare repositories as GitHub's: one signed delivery of
+// TestServeGitHub runs 'patchbot serve' against the fake GitHub, served as
+// GitHub Enterprise serves its API (under /api/v3/), with the repository's
+// git elsewhere (the pull request's clone URL: a bare repository's
+// directory), for a pull request into main, GitHub's default branch, which
+// the freeze does not know (a bench asks it nothing): one signed delivery of
 // /patchbot bench on a pull request gives one comment with the table; the
 // same delivery again, still one; /api/jobs and the status page show the
 // comment's link, the table and a plot; SIGTERM stops it, exit 0.
@@ -82,10 +85,10 @@ func TestServeGitHub(t *testing.T) {
 		}
 	}
 	serveGit(t, bare, "init", "-q", "--bare")
-	serveGit(t, src, "init", "-q", "-b", "master")
+	serveGit(t, src, "init", "-q", "-b", "main")
 	serveGit(t, src, "add", "-A")
 	serveGit(t, src, "commit", "-q", "-m", "base")
-	serveGit(t, src, "push", "-q", bare, "HEAD:refs/heads/master")
+	serveGit(t, src, "push", "-q", bare, "HEAD:refs/heads/main")
 	if err := os.WriteFile(filepath.Join(src, "n.go"), []byte("package w\n\nconst N = 2\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +98,7 @@ func TestServeGitHub(t *testing.T) {
 
 	fake := reviewtest.NewGitHub("owner/repo")
 	t.Cleanup(fake.Close)
-	fake.SetHead(1, head)
+	fake.SetPullRequest(1, reviewtest.PullRequest{Head: head, Base: "main"})
 	fake.SetPermission("gopher", "write")
 
 	secret := "serve-test-secret-0123456789"
