@@ -18,8 +18,9 @@ import (
 // calendar) and live signals from the project's servers.
 type Freeze struct {
 	// Branches are the branches the release freeze applies to, such as
-	// master. Any other branch but a release branch is an error, so that a
-	// misspelt branch is not reported as open.
+	// master. Any other branch but a release branch has no freeze policy:
+	// it is open, and the answer names these, so that a misspelt branch
+	// shows.
 	Branches []string `yaml:"branches" json:"branches"`
 
 	// ReleaseBranchPrefix starts the name of a release branch, such as

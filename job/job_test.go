@@ -139,7 +139,6 @@ func TestPrepareSetup(t *testing.T) {
 		{"no server", Request{Gerrit: &Gerrit{Change: "12"}}, "gerrit.server: missing: give the Gerrit server's URL (or set review.gerrit in the configuration)"},
 		{"example push without project", Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Push: &Push{}}},
 			"gerrit.push.project: missing: the built-in example's scratch repository has no remote origin to take the project from"},
-		{"unknown branch", Request{Branch: "main"}, `branch: unknown branch "main": the freeze applies to master, and branches named release-branch.RELEASE are release branches (freeze.branches in the configuration)`},
 		{"bench without a repository", Request{Steps: []string{StepBench, StepPost}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true},
 			"repo: missing: the bench step without the port step benchmarks a repository's base and head"},
 		{"date out of range", Request{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, "at: 9999-12-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
@@ -154,6 +153,12 @@ func TestPrepareSetup(t *testing.T) {
 	r := Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Change: "12"}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true}
 	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
 		t.Errorf("a dry run without credentials: %v", err)
+	}
+	// A branch no freeze policy governs is no mistake: the freeze step
+	// will say so.
+	r = Request{Branch: "main", DryRun: true}
+	if p, err := prepare(ctx, &r, nil, noEnv); err != nil || !p.Freeze.Status.NoPolicy {
+		t.Errorf("a run for main: %v; want no freeze policy", err)
 	}
 	// A job without the freeze step asks the freeze nothing: a pull
 	// request into main (GitHub's default branch) is benchmarked.

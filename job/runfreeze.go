@@ -60,7 +60,7 @@ func (r *runner) freeze(ctx context.Context) error {
 // takes no tag, nor a change with Request.Freeze.NoTag.
 func (r *runner) applyFreeze(ctx context.Context, change string) (*freeze.ApplyResult, error) {
 	st := r.res.Freeze
-	if st == nil || st.ReleaseBranch || r.opts.Freeze.NoTag {
+	if st == nil || !st.Governed() || r.opts.Freeze.NoTag {
 		return nil, nil
 	}
 	return freeze.Apply(ctx, r.opts.Gerrit, change, st)

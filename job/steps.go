@@ -169,16 +169,13 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 }
 
 // checkFreeze checks the freeze of req's branch at req.At (now when zero),
-// turning a branch or date freeze cannot answer for into a *FieldError.
+// turning a date freeze cannot answer for into a *FieldError.
 func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freeze.Status, error) {
 	at := req.At
 	if at.IsZero() {
 		at = time.Now()
 	}
 	st, err := freeze.Check(ctx, src, req.branch(), at)
-	if be, ok := errors.AsType[*freeze.BranchError](err); ok {
-		return nil, fieldError("branch", "", "%v", be)
-	}
 	if de, ok := errors.AsType[*freeze.DateError](err); ok {
 		return nil, fieldError("at", "", "%v", de)
 	}

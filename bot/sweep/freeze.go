@@ -28,6 +28,10 @@ func FreezeTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		tr.Summary = s.Freeze.Branch + " is a release branch: the freeze does not apply"
 		return tr, nil
 	}
+	if s.Freeze.NoPolicy {
+		tr.Summary = "no freeze policy governs " + s.Freeze.Branch + ": nothing to tag"
+		return tr, nil
+	}
 	if s.Gerrit == nil && s.GitHub == nil {
 		tr.Summary = "no Gerrit server or GitHub repository to sweep"
 		return tr, nil

@@ -100,6 +100,9 @@ func Apply(ctx context.Context, g *review.Gerrit, change string, st *Status) (*A
 	if st.ReleaseBranch {
 		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to changes for it", st.Branch)
 	}
+	if st.NoPolicy {
+		return nil, fmt.Errorf("no freeze policy governs %s: there is nothing to tag changes for it with", st.Branch)
+	}
 	have, err := g.Hashtags(ctx, change, nil, nil)
 	if err != nil {
 		return nil, err
@@ -133,6 +136,9 @@ func ApplyGitHub(ctx context.Context, gh *review.GitHub, pr review.PullRequest, 
 	dryRun := gh.DryRun()
 	if st.ReleaseBranch {
 		return nil, fmt.Errorf("%s is a release branch: the freeze does not apply to pull requests for it", st.Branch)
+	}
+	if st.NoPolicy {
+		return nil, fmt.Errorf("no freeze policy governs %s: there is nothing to label pull requests for it with", st.Branch)
 	}
 	have, err := gh.Labels(ctx, pr, nil, nil)
 	if err != nil {

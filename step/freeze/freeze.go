@@ -107,6 +107,11 @@ type Status struct {
 	// ReleaseBranch is set, instead of Release, when Branch is a release
 	// branch: the freeze does not apply to it.
 	ReleaseBranch bool `json:"release_branch,omitempty"`
+	// NoPolicy is set, instead of Release, when no freeze policy governs
+	// Branch (it is not among freeze.branches): a project's own branch,
+	// main say, which the configured release freeze is not about. It is
+	// open, and nothing is tagged on it.
+	NoPolicy bool `json:"no_policy,omitempty"`
 
 	// The dates of Release's freeze; zero when unknown. For an open tree
 	// they are the next freeze's expected dates.
@@ -123,24 +128,14 @@ type Status struct {
 	Disagreements []string `json:"disagreements"`
 }
 
-// A BranchError is a branch that the configuration does not know: neither
-// one the freeze applies to nor a release branch. It is a mistake in the
-// question, not an answer, so commands treat it as a usage error.
-type BranchError struct {
-	Branch   string
-	Branches []string
-	Prefix   string
-}
-
-func (e *BranchError) Error() string {
-	return fmt.Sprintf("unknown branch %q: the freeze applies to %s, and branches named %sRELEASE are release branches (freeze.branches in the configuration)",
-		e.Branch, strings.Join(e.Branches, ", "), e.Prefix)
-}
+// Governed reports whether the freeze applies to the status's branch:
+// neither a release branch nor one no policy governs.
+func (st *Status) Governed() bool { return !st.ReleaseBranch && !st.NoPolicy }
 
 // A DateError is a day Check cannot answer for: one whose answer would
 // name a date that no output can show (JSON's times end with the year
-// 9999) and that the commands would refuse as input. Like a BranchError it
-// is a mistake in the question, so commands treat it as a usage error.
+// 9999) and that the commands would refuse as input. It is a mistake in
+// the question, so commands treat it as a usage error.
 type DateError struct {
 	At   time.Time // the day asked
 	Date time.Time // the first date of the answer out of range
@@ -173,6 +168,9 @@ func (st *Status) checkRange(day time.Time) error {
 // Check returns whether branch is frozen on the day of at (in UTC).
 // A day whose answer would name dates after LastDate is a *DateError.
 func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Status, error) {
+	if branch == "" {
+		return nil, errors.New("freeze: no branch to check")
+	}
 	st := &Status{Branch: branch, At: at, Facts: []Fact{}, Disagreements: []string{}}
 	if rest, ok := strings.CutPrefix(branch, s.ReleaseBranchPrefix); ok && s.ReleaseBranchPrefix != "" && rest != "" {
 		st.ReleaseBranch = true
@@ -182,7 +180,13 @@ func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Statu
 		return st, nil
 	}
 	if !slices.Contains(s.Branches, branch) {
-		return nil, &BranchError{Branch: branch, Branches: s.Branches, Prefix: s.ReleaseBranchPrefix}
+		// A branch no policy is about is open, and said so: a project's
+		// main is not another project's release (nor is a typo of a
+		// governed branch frozen: the line names the governed ones).
+		st.NoPolicy = true
+		st.Source = "config"
+		st.fact("config", "no freeze policy governs %s: the freeze applies to %s (freeze.branches), and branches named %sRELEASE are release branches", branch, strings.Join(s.Branches, ", "), s.ReleaseBranchPrefix)
+		return st, nil
 	}
 	if len(s.Calendar) == 0 && s.Rule == nil {
 		return nil, errors.New("the configuration has neither a calendar nor a rule (freeze.calendar, freeze.rule): nothing to answer from")
@@ -291,6 +295,8 @@ func (st *Status) LineEscaped(esc func(string) string) string {
 	switch {
 	case st.ReleaseBranch:
 		return fmt.Sprintf("%s is a release branch: the release freeze does not apply to it.", esc(st.Branch))
+	case st.NoPolicy:
+		return fmt.Sprintf("No freeze policy governs %s: it is open.", esc(st.Branch))
 	case st.Frozen:
 		s := fmt.Sprintf("The tree is frozen for %s", rel)
 		if !st.FreezeStart.IsZero() {

@@ -166,11 +166,20 @@ func TestCheckBranches(t *testing.T) {
 	if got, want := st.Line(), "release-branch.go1.4 is a release branch: the release freeze does not apply to it."; got != want {
 		t.Errorf("Line() = %q, want %q", got, want)
 	}
-	for _, b := range []string{"main", "dev.typeparams", "release-branch.", ""} {
-		_, err := Check(context.Background(), s, b, day("2014-11-06"))
-		if _, ok := errors.AsType[*BranchError](err); !ok {
-			t.Errorf("Check(%q): err = %v, want a *BranchError", b, err)
+	// A branch no policy governs is open, and said so, whatever the
+	// day: never another project's release, never an error.
+	for _, b := range []string{"main", "dev.typeparams", "release-branch."} {
+		st, err := Check(context.Background(), s, b, day("2014-11-06"))
+		if err != nil || st.Frozen || !st.NoPolicy || st.Release != "" || st.Governed() {
+			t.Errorf("Check(%q) = %+v, %v; want open, no policy", b, st, err)
+			continue
 		}
+		if got, want := st.Line(), "No freeze policy governs "+b+": it is open."; got != want {
+			t.Errorf("Line() = %q, want %q", got, want)
+		}
+	}
+	if _, err := Check(context.Background(), s, "", day("2014-11-06")); err == nil {
+		t.Error(`Check("") took no branch for one`)
 	}
 }
 

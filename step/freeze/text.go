@@ -19,7 +19,7 @@ func (st *Status) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "%s: %s on %s\n", st.Branch, verdict, st.At.UTC().Format(time.DateOnly))
 	fmt.Fprintln(&b, st.Line())
-	if st.Release != "" && !st.ReleaseBranch {
+	if st.Release != "" && st.Governed() {
 		fmt.Fprintf(&b, "\nrelease       %s\n", st.Release)
 		writeDate(&b, "freeze begins", st.FreezeStart, st.Source)
 		writeDate(&b, "reopens", st.Reopen, st.Source)
