@@ -51,8 +51,9 @@ var baseEnv = []string{
 }
 
 // WriteBase creates a Git repository in dir, which must be empty or not
-// exist, whose single commit, on branch main, holds a go.mod and codec/ as it
-// was before the example patch. It returns that commit's hash.
+// exist, whose single commit, on branch master (the branch Go's freeze
+// policy governs: the example is a Go story), holds a go.mod and codec/
+// as it was before the example patch. It returns that commit's hash.
 //
 // It needs git on PATH; nothing else.
 func WriteBase(ctx context.Context, dir string) (string, error) {
@@ -64,7 +65,7 @@ func WriteBase(ctx context.Context, dir string) (string, error) {
 	} else if len(entries) > 0 {
 		return "", fmt.Errorf("example: %s is not empty", dir)
 	}
-	if err := git(ctx, dir, nil, nil, "init", "-q", "-b", "main"); err != nil {
+	if err := git(ctx, dir, nil, nil, "init", "-q", "-b", "master"); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod), 0o666); err != nil {
