@@ -17,6 +17,10 @@ type Run struct {
 	// Benchtime is each benchmark run's -test.benchtime: a duration or
 	// a number of iterations (100x); "" keeps the testing package's 1s.
 	Benchtime string `yaml:"benchtime" json:"benchtime"`
+	// Freeze says whether the job checks the release freeze (its freeze
+	// step): false for a project that has none, which the message then
+	// does not mention (run -no-freeze for one run).
+	Freeze bool `yaml:"freeze" json:"freeze"`
 }
 
 func (r *Run) validate() error {

@@ -3,7 +3,7 @@ package config
 import "testing"
 
 func TestRun(t *testing.T) {
-	if got, want := Default().Run, (Run{Count: 20, Benchtime: "250ms"}); got != want {
+	if got, want := Default().Run, (Run{Count: 20, Benchtime: "250ms", Freeze: true}); got != want {
 		t.Errorf("built-in run section = %+v, want %+v", got, want)
 	}
 	tests := []struct {
@@ -11,12 +11,13 @@ func TestRun(t *testing.T) {
 		want Run
 		err  string
 	}{
-		{in: "run:\n  count: 6\n", want: Run{Count: 6, Benchtime: "250ms"}},
-		{in: "run:\n  benchtime: 100x\n", want: Run{Count: 20, Benchtime: "100x"}},
-		{in: "run:\n  benchtime: \"\"\n", want: Run{Count: 20}},
+		{in: "run:\n  count: 6\n", want: Run{Count: 6, Benchtime: "250ms", Freeze: true}},
+		{in: "run:\n  benchtime: 100x\n", want: Run{Count: 20, Benchtime: "100x", Freeze: true}},
+		{in: "run:\n  benchtime: \"\"\n", want: Run{Count: 20, Freeze: true}},
+		{in: "run:\n  freeze: false\n", want: Run{Count: 20, Benchtime: "250ms"}},
 		{in: "run:\n  count: 0\n", err: "user.yaml:2: run.count: must be at least 1"},
 		{in: "run:\n  benchtime: soon\n", err: `user.yaml:2: run.benchtime: "soon" is neither a duration (1s) nor a count of iterations (100x)`},
-		{in: "run:\n  keep: true\n", err: "user.yaml:2: run.keep: unknown key (known keys here: benchtime, count)"},
+		{in: "run:\n  keep: true\n", err: "user.yaml:2: run.keep: unknown key (known keys here: benchtime, count, freeze)"},
 	}
 	for _, tt := range tests {
 		c, err := Parse("user.yaml", []byte(tt.in))

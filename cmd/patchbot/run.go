@@ -14,7 +14,7 @@ import (
 
 var cmdRun = &subcommand{
 	name:  "run",
-	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
+	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",
 	long: `Run does the whole job, in four steps, each reported as it ends:
 
@@ -70,6 +70,7 @@ section. See docs/run.md.`,
 		outDir := fs.String("o", "", "keep the raw benchmark results in `DIR` as old.txt and new.txt")
 		keep := fs.Bool("keep", false, "keep the scratch directory (the example's repository, or a dry run's clone)")
 		dryRun := fs.Bool("n", false, "change nothing of yours: port in a scratch clone, push and post nothing, print what would be")
+		noFreeze := fs.Bool("no-freeze", false, "skip the freeze step, for a project with no release freeze (default: run.freeze)")
 		jsonOut := fs.Bool("json", false, "print one JSON record of the four steps")
 		pf := definePushFlags(fs)
 		// Two of the push flags mean more here.
@@ -104,6 +105,9 @@ section. See docs/run.md.`,
 				return err
 			}
 			req := &job.Request{Repo: *repo, Onto: *onto, Keep: *keep, DryRun: *dryRun, Branch: *pf.branch}
+			if *noFreeze || !cfg.Run.Freeze {
+				req.Steps = []string{job.StepPort, job.StepBench, job.StepPost}
+			}
 			if !isExample {
 				if req.Patches, err = readPatches(e.stdin, args); err != nil {
 					return err
