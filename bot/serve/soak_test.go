@@ -86,7 +86,7 @@ const (
 func TestServeSoak(t *testing.T) {
 	d := *soakFor
 	if d == 0 {
-		t.Skip("a soak of minutes: run scripts/soak [DURATION], or go test -run '^TestServeSoak$' ./cmd/patchbot -args -soak 2m")
+		t.Skip("a soak of minutes: run scripts/soak [DURATION], or go test -run '^TestServeSoak$' ./bot/serve -args -soak 2m")
 	}
 	if d < soakMin || d > soakMax {
 		t.Fatalf("-soak %v: want %v to %v", d, soakMin, soakMax)
