@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -198,4 +199,38 @@ func TestServeKilledMidJob(t *testing.T) {
 			t.Errorf("job %s: %s on attempt %d, want completed on the second", j.identity(), j.State, j.Attempt)
 		}
 	}
+}
+
+// TestServeStartTogether: three 'patchbot serve' processes, as the
+// replicas of a deployment, started at the same instant on a fresh
+// PostgreSQL database, ten times over: all come up, and serve. Their
+// migrations wait for each other (queue.lockMigrations); without that, the
+// second and third fail on River's schema.
+func TestServeStartTogether(t *testing.T) {
+	f := startServe(t, 0)
+	for round := range 10 {
+		db := pgtest.NewDB(t)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		procs := make([]*serveProc, 3)
+		for i := range procs {
+			wg.Go(func() {
+				<-start
+				procs[i] = startServeProc(t, fmt.Sprintf("round %d serve %d", round, i+1), os.Environ(),
+					"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db, "-workers", "0", "-reply-workers", "1")
+			})
+		}
+		close(start)
+		wg.Wait()
+		for _, p := range procs {
+			if p == nil || p.addr == "" {
+				t.Fatalf("round %d: a serve did not come up", round)
+			}
+			if q := p.queue(); q.Process == "" {
+				t.Errorf("round %d: %s: /api/queue says no queue: %+v", round, p.name, q)
+			}
+			p.stop()
+		}
+	}
+	f.stop()
 }
