@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -117,6 +118,15 @@ func Run(ctx context.Context, opts *Options) error {
 		if u := g.User(); u != "" {
 			trust.GerritSelf = []string{u}
 		}
+		// And its account id, which cookies do not say: asked of the
+		// server, when it answers now.
+		sctx, cancel := context.WithTimeout(ctx, DefaultLookupTimeout)
+		if id, err := g.Self(sctx); err == nil {
+			trust.GerritSelf = append(trust.GerritSelf, strconv.FormatInt(id, 10))
+		} else if g.SignedIn() {
+			log.Warn("gerrit: which account is patchbot's is not known yet", "err", err)
+		}
+		cancel()
 		if store, err = poll.NewFileStore(o.StateDir, server); err != nil {
 			return &job.SetupError{Err: err}
 		}
