@@ -90,6 +90,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	req = req.withBranch(ctx)
 	if !req.has(StepPort) && req.has(StepBench) && req.Repo == "" {
 		// A request may be queued before its repository is known (a
 		// worker fills it in), but not run so.

@@ -37,7 +37,8 @@ type Request struct {
 	Head string `json:"head,omitempty"`
 
 	// Branch is the branch the change is for: the one whose freeze is
-	// checked, and the one a push is for; "" is master.
+	// checked, and the one a push is for; "" is the branch Repo is on,
+	// else master (the built-in example's, Go's).
 	Branch string `json:"branch,omitempty"`
 	// At is the moment the freeze is checked at; zero is when the job
 	// runs.

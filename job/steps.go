@@ -43,6 +43,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	req = req.withBranch(ctx)
 	opts, err := req.portOptions(cfg)
 	if err != nil {
 		return nil, err
@@ -133,6 +134,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	req = req.withBranch(ctx)
 	clients := env.clients(cfg, req.DryRun)
 	var g *review.Gerrit
 	if req.Freeze.Apply {
@@ -186,12 +188,30 @@ func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freez
 	return st, nil
 }
 
-// branch returns the branch the change is for.
+// branch returns the branch the change is for: Branch, which
+// withBranch fills in from the repository.
 func (r *Request) branch() string {
 	if r.Branch == "" {
 		return "master"
 	}
 	return r.Branch
+}
+
+// withBranch returns r, or a copy of r with its Branch said when r leaves
+// it out: the branch the repository is on (a change in a checkout is for
+// the branch it is checked out on: main, on most projects), else master,
+// Go's, for the built-in example and a repository on no branch.
+func (r *Request) withBranch(ctx context.Context) *Request {
+	if r.Branch != "" || r.Repo == "" {
+		return r
+	}
+	b, err := gitOut(ctx, r.Repo, "symbolic-ref", "--short", "-q", "HEAD")
+	if err != nil || b == "" {
+		return r
+	}
+	c := *r
+	c.Branch = b
+	return &c
 }
 
 // Bench runs the bench step of req on its own: req.Base against req.Head
@@ -229,6 +249,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	req = req.withBranch(ctx)
 	p := req.Post
 	if p.Text == "" && p.Result == nil {
 		return nil, fieldError("post", "", "missing: give the text to post, or a bench result")

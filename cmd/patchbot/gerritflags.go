@@ -71,7 +71,7 @@ func definePushFlags(fs *flag.FlagSet) *pushFlags {
 		push:    fs.Bool("push", false, "push the new branch's last commit to Gerrit for review, as refs/for/BRANCH"),
 		gerrit:  fs.String("gerrit", "", "with -push: the Gerrit server's `URL` (default: review.gerrit)"),
 		project: fs.String("project", "", "with -push: the Gerrit project `NAME` (default: the path of the remote origin's URL, when it is on the Gerrit server)"),
-		branch:  fs.String("for", "master", "with -push: the `BRANCH` the change is for"),
+		branch:  fs.String("for", "", "with -push: the `BRANCH` the change is for (default: the branch the repository is on; master for the built-in example)"),
 		topic:   fs.String("topic", "", "with -push: set the change's topic to `T`"),
 		wip:     fs.Bool("wip", false, "with -push: mark the change work in progress"),
 	}

@@ -74,7 +74,7 @@ section. See docs/run.md.`,
 		jsonOut := fs.Bool("json", false, "print one JSON record of the four steps")
 		pf := definePushFlags(fs)
 		// Two of the push flags mean more here.
-		fs.Lookup("for").Usage = "the `BRANCH` the change is for: the freeze check's, and -push's"
+		fs.Lookup("for").Usage = "the `BRANCH` the change is for: the freeze check's, and -push's (default: the branch the repository is on; master for the built-in example)"
 		fs.Lookup("gerrit").Usage = "with -push or -change: the Gerrit server's `URL` (default: review.gerrit)"
 
 		return func(e *env, args []string) error {
