@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // A pull request's benchmarks: no port (the pull request has its commits),
@@ -18,7 +19,7 @@ func ExampleRequest() {
 		Base:   "5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c",
 		Head:   "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d",
 		Bench:  job.BenchSettings{Packages: []string{"./encoding/binary"}, Count: 10},
-		GitHub: &job.GitHub{PullRequest: "golang/go#8311", HeadSHA: "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"},
+		GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("golang/go#8311"), HeadSHA: "9f2c4b7e1d3a5c6b8e0f1a2b3c4d5e6f7a8b9c0d"},
 	}
 	if err := req.Validate(); err != nil {
 		fmt.Println(err)
@@ -54,7 +55,7 @@ func ExampleRequest_Validate() {
 	for _, req := range []job.Request{
 		{Bench: job.BenchSettings{Count: 1000000}},
 		{Bench: job.BenchSettings{Bench: "("}},
-		{GitHub: &job.GitHub{PullRequest: "golang/go#99999999999"}},
+		{GitHub: &job.GitHub{PullRequest: review.PullRequest{Owner: "golang", Repo: "go", Number: 99999999999}}},
 	} {
 		fmt.Println(req.Validate())
 	}

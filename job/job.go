@@ -166,7 +166,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 		}
 	}
 	if req.GitHub != nil {
-		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
+		pr := req.GitHub.PullRequest
 		o.PullRequest = &pr
 		if o.GitHub, err = githubTarget(clients); err != nil {
 			return nil, err

@@ -40,7 +40,7 @@ var full = Request{
 	Post:   PostSettings{Kind: "note", Text: "hello\n"},
 	Gerrit: &Gerrit{Server: "https://go-review.googlesource.com", Push: &Push{
 		Project: "go", Topic: "fast", Hashtags: []string{"a", "b"}, Reviewers: []string{"r@golang.org"}, CC: []string{"c@golang.org"}, WIP: true}},
-	GitHub: &GitHub{PullRequest: "golang/go#12", HeadSHA: strings.Repeat("ab", 20)},
+	GitHub: &GitHub{PullRequest: review.MustParsePullRequest("golang/go#12"), HeadSHA: strings.Repeat("ab", 20)},
 	DryRun: true,
 	Keep:   true,
 }
@@ -48,7 +48,7 @@ var full = Request{
 // TestRequestJSON checks that a request round-trips through JSON
 // unchanged, field for field and byte for byte.
 func TestRequestJSON(t *testing.T) {
-	for _, r := range []Request{{}, full, {Repo: "r", Steps: []string{StepBench, StepPost}, Base: "HEAD~1", Head: "HEAD", GitHub: &GitHub{PullRequest: "o/r#1"}}} {
+	for _, r := range []Request{{}, full, {Repo: "r", Steps: []string{StepBench, StepPost}, Base: "HEAD~1", Head: "HEAD", GitHub: &GitHub{PullRequest: review.MustParsePullRequest("o/r#1")}}} {
 		data, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -105,8 +105,9 @@ func TestValidate(t *testing.T) {
 		{"neither", Request{Gerrit: &Gerrit{}}, "gerrit.change: missing: give the change to post to, or a push"},
 		{"push without port", Request{Repo: "r", Steps: []string{"bench", "post"}, Base: "a", Head: "b", Gerrit: &Gerrit{Push: &Push{}}}, "gerrit.push: a push needs the port step, whose last commit it pushes"},
 		{"project", Request{Gerrit: &Gerrit{Push: &Push{Project: "a b"}}}, `gerrit.push.project: "a b" is not a Gerrit project name like go or team/tools`},
-		{"pull request", Request{GitHub: &GitHub{PullRequest: "golang/go"}}, `github.pull_request: "golang/go" is not a pull request like owner/repo#12`},
-		{"head sha", Request{GitHub: &GitHub{PullRequest: "golang/go#1", HeadSHA: "HEAD"}}, `github.head_sha "HEAD": not a commit: want 40 lower-case hex digits`},
+		{"pull request", Request{GitHub: &GitHub{PullRequest: review.PullRequest{Owner: "..", Repo: "go", Number: 1}}}, `github.pull_request: "../go#1" is not a pull request like owner/repo#12`},
+		{"no pull request", Request{GitHub: &GitHub{}}, `github.pull_request: missing: give the pull request, OWNER/REPO#N`},
+		{"head sha", Request{GitHub: &GitHub{PullRequest: review.MustParsePullRequest("golang/go#1"), HeadSHA: "HEAD"}}, `github.head_sha "HEAD": not a commit: want 40 lower-case hex digits`},
 	}
 	for _, tt := range tests {
 		err := tt.r.Validate()
@@ -135,11 +136,11 @@ func TestPrepareSetup(t *testing.T) {
 	}{
 		{"no Gerrit credentials", Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Change: "12"}},
 			"no credentials for Gerrit http://127.0.0.1:1: set PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD (an HTTP password), or add 127.0.0.1 to ~/.gitcookies; nothing was done"},
-		{"no GitHub token", Request{GitHub: &GitHub{PullRequest: "o/r#1"}}, "no credentials: set GITHUB_TOKEN; nothing was done"},
+		{"no GitHub token", Request{GitHub: &GitHub{PullRequest: review.MustParsePullRequest("o/r#1")}}, "no credentials: set GITHUB_TOKEN; nothing was done"},
 		{"no server", Request{Gerrit: &Gerrit{Change: "12"}}, "gerrit.server: missing: give the Gerrit server's URL (or set review.gerrit in the configuration)"},
 		{"example push without project", Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Push: &Push{}}},
 			"gerrit.push.project: missing: the built-in example's scratch repository has no remote origin to take the project from"},
-		{"bench without a repository", Request{Steps: []string{StepBench, StepPost}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true},
+		{"bench without a repository", Request{Steps: []string{StepBench, StepPost}, GitHub: &GitHub{PullRequest: review.MustParsePullRequest("o/r#1")}, DryRun: true},
 			"repo: missing: the bench step without the port step benchmarks a repository's base and head"},
 		{"date out of range", Request{At: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, "at: 9999-12-31: the answer would name a date after 9999-12-31 (reopens +10000-01-17), which no output can show; ask about an earlier day"},
 	}
@@ -150,7 +151,7 @@ func TestPrepareSetup(t *testing.T) {
 		}
 	}
 	// A dry run needs no credentials.
-	r := Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Change: "12"}, GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true}
+	r := Request{Gerrit: &Gerrit{Server: "http://127.0.0.1:1", Change: "12"}, GitHub: &GitHub{PullRequest: review.MustParsePullRequest("o/r#1")}, DryRun: true}
 	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
 		t.Errorf("a dry run without credentials: %v", err)
 	}
@@ -162,7 +163,7 @@ func TestPrepareSetup(t *testing.T) {
 	}
 	// A job without the freeze step asks the freeze nothing: a pull
 	// request into main (GitHub's default branch) is benchmarked.
-	r = Request{Steps: []string{StepBench, StepPost}, Repo: t.TempDir(), Base: "a", Head: "b", Branch: "main", GitHub: &GitHub{PullRequest: "o/r#1"}, DryRun: true}
+	r = Request{Steps: []string{StepBench, StepPost}, Repo: t.TempDir(), Base: "a", Head: "b", Branch: "main", GitHub: &GitHub{PullRequest: review.MustParsePullRequest("o/r#1")}, DryRun: true}
 	if _, err := prepare(ctx, &r, nil, noEnv); err != nil {
 		t.Errorf("a bench of a pull request into main: %v", err)
 	}

@@ -174,7 +174,7 @@ type Push struct {
 
 // GitHub is a pull request to post to, as its patchbot comment.
 type GitHub struct {
-	PullRequest string `json:"pull_request"` // OWNER/REPO#N
+	PullRequest review.PullRequest `json:"pull_request"` // OWNER/REPO#N in JSON
 	// HeadSHA, when set, is the commit the job was asked for: the
 	// pull request's head when the command was written.
 	HeadSHA string `json:"head_sha,omitempty"`
@@ -302,7 +302,10 @@ func (r *Request) Validate() error {
 		}
 	}
 	if h := r.GitHub; h != nil {
-		if _, err := review.ParsePullRequest(h.PullRequest); err != nil {
+		if h.PullRequest.IsZero() {
+			return fieldError("github.pull_request", "", "missing: give the pull request, OWNER/REPO#N")
+		}
+		if err := h.PullRequest.Check(); err != nil {
 			return fieldError("github.pull_request", "", "%v", err)
 		}
 		if h.HeadSHA != "" && !hexRE.MatchString(h.HeadSHA) {

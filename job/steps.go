@@ -308,8 +308,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 		}))
 	}
 	if gh != nil {
-		pr, _ := review.ParsePullRequest(req.GitHub.PullRequest) // checked by Validate
-		done(gh.Post(ctx, pr, review.Message{Kind: kind, Text: texts["github"]}))
+		done(gh.Post(ctx, req.GitHub.PullRequest, review.Message{Kind: kind, Text: texts["github"]}))
 	}
 	return res, last
 }

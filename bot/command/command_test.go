@@ -14,6 +14,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/help*.golden")
@@ -161,7 +162,7 @@ func TestApply(t *testing.T) {
 	head := strings.Repeat("b", 40)
 	caller := job.Request{
 		Repo: "/var/lib/patchbot/work/codec", Base: strings.Repeat("a", 40), Head: head,
-		GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head},
+		GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("gopher/codec#7"), HeadSHA: head},
 	}
 	tests := []struct {
 		line  string

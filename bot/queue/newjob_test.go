@@ -16,7 +16,7 @@ func TestNewJob(t *testing.T) {
 	const c = "5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"
 	gh := target("github:gopher/codec#7")
 	gr := target("gerrit:go-review.example.com:12")
-	ghReq := job.Request{GitHub: &job.GitHub{PullRequest: "gopher/codec#7"}}
+	ghReq := job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("gopher/codec#7")}}
 	grReq := job.Request{Branch: "master", Gerrit: &job.Gerrit{Server: "https://go-review.example.com", Change: "12", Revision: c}}
 	bench := &command.Command{Name: "bench", Count: 5}
 	for _, tc := range []struct {
@@ -29,7 +29,7 @@ func TestNewJob(t *testing.T) {
 		want string // the Args as JSON; "" for an error
 	}{
 		{"github run", gh, review.Revision{Commit: c}, command.Decision{Verdict: command.Run, Command: bench},
-			Origin{Who: "alice", Author: "alice", Message: "42", Delivery: "d-1"}, job.Request{GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: c}},
+			Origin{Who: "alice", Author: "alice", Message: "42", Delivery: "d-1"}, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("gopher/codec#7"), HeadSHA: c}},
 			`{"review":"github:gopher/codec#7","revision":"` + c + `","command":"bench","who":"alice","delivery":"d-1","request":{"steps":["bench","post"],"bench":{"count":5},"github":{"pull_request":"gopher/codec#7","head_sha":"` + c + `"}}}`},
 		{"gerrit run", gr, review.Revision{PatchSet: 3, Commit: c}, command.Decision{Verdict: command.Run, Command: bench},
 			Origin{Who: "r@example.com", Author: "1000001", Message: "abc", Delivery: "abc"}, grReq,
@@ -70,7 +70,7 @@ func TestNewJob(t *testing.T) {
 		}
 	}
 	// The command applies to a copy: the caller's request is unchanged.
-	req := job.Request{GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: c}}
+	req := job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("gopher/codec#7"), HeadSHA: c}}
 	if _, err := NewJob(gh, review.Revision{Commit: c}, command.Decision{Verdict: command.Run, Command: bench}, Origin{}, req); err != nil || req.Steps != nil {
 		t.Errorf("NewJob changed the caller's request: %+v, %v", req, err)
 	}

@@ -516,7 +516,7 @@ func replyArgs(id string) *Args {
 		Review: target("github:golang/go#8311"), Revision: "comment:" + id, Command: "help", Who: "gopher",
 		Request: job.Request{
 			Steps:  []string{job.StepPost},
-			GitHub: &job.GitHub{PullRequest: "golang/go#8311"},
+			GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("golang/go#8311")},
 			Post:   job.PostSettings{Kind: "help-" + id, Text: "help"},
 		},
 	}

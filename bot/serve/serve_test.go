@@ -459,7 +459,7 @@ func TestEndToEnd(t *testing.T) {
 			Bench:  job.BenchSettings{Count: 5, Packages: []string{"./codec"}},
 			// No pull_request event was recorded (Config.Heads is nil):
 			// the reply will say the head may be newer than the command.
-			GitHub: &job.GitHub{PullRequest: "gopher/codec#7", HeadSHA: head1, CloneURL: clone, Unverified: true},
+			GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("gopher/codec#7"), HeadSHA: head1, CloneURL: clone, Unverified: true},
 		},
 	}
 	if got, _ := json.Marshal(j.Args); string(got) != string(must(json.Marshal(want))) {
@@ -537,7 +537,7 @@ func TestReplies(t *testing.T) {
 	if a := j.Args; a.Command != queue.CommandRefuse || a.Revision != "author:bob" || a.Who != "bob" ||
 		!slices.Equal(a.Request.Steps, []string{job.StepPost}) || a.Request.Post.Kind != "refusal-bob" ||
 		!strings.HasPrefix(a.Request.Post.Text, "Sorry, patchbot runs commands only for the project's reviewers") ||
-		a.Request.GitHub == nil || a.Request.GitHub.PullRequest != "gopher/codec#7" || a.Request.GitHub.HeadSHA != "" {
+		a.Request.GitHub == nil || a.Request.GitHub.PullRequest.String() != "gopher/codec#7" || a.Request.GitHub.HeadSHA != "" {
 		t.Errorf("refusal: %+v", a)
 	}
 	if err := j.Args.Request.Validate(); err != nil {

@@ -460,7 +460,7 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 
 	id := strconv.FormatInt(c.Comment, 10)
 	origin := queue.Origin{Who: gc.Login, Author: gc.Login, Message: id, Delivery: d.id}
-	req := job.Request{GitHub: &job.GitHub{PullRequest: pr.String()}}
+	req := job.Request{GitHub: &job.GitHub{PullRequest: pr}}
 	var rev review.Revision
 	switch dec.Verdict {
 	case command.Ignore:
@@ -587,7 +587,7 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 		Command:  queue.CommandDecide,
 		Who:      c.Login,
 		Delivery: d.id,
-		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: pr.String()}},
+		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: pr}},
 		Deferred: &dc,
 	}
 	o, _ := h.insert(ctx, d, a)

@@ -104,7 +104,7 @@ func TestGitHubHelpEscapes(t *testing.T) {
 	d := trust.GitHub(command.GitHubComment{Action: "created", OnPullRequest: true, Login: "alice", Body: "/patchbot @octocat"})
 	pr := review.PullRequest{Owner: "owner", Repo: "repo", Number: 1}
 	a, err := queue.NewJob(review.GitHubTarget(pr), review.Revision{}, d, queue.Origin{Who: "alice", Author: "alice", Message: "7", Delivery: "d1"},
-		job.Request{GitHub: &job.GitHub{PullRequest: pr.String()}})
+		job.Request{GitHub: &job.GitHub{PullRequest: pr}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // TestCheckTarget: a job's replies go to its own review only. The request
@@ -24,9 +25,9 @@ func TestCheckTarget(t *testing.T) {
 		req      job.Request
 		ok       bool
 	}{
-		{"github", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: "owner/repo#1", HeadSHA: c1}}, true},
-		{"github, another pull request", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: "owner/repo#2", HeadSHA: c1}}, false},
-		{"github, another head", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: "owner/repo#1", HeadSHA: c2}}, false},
+		{"github", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1"), HeadSHA: c1}}, true},
+		{"github, another pull request", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#2"), HeadSHA: c1}}, false},
+		{"github, another head", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1"), HeadSHA: c2}}, false},
 		{"github job, gerrit request", "github:owner/repo#1", c1, gerrit("https://go-review.googlesource.com", "1", c1), false},
 		{"gerrit", "gerrit:go-review.googlesource.com:12", "3:" + c1, gerrit("https://go-review.googlesource.com", "12", c1), true},
 		{"gerrit, the host in capitals", "gerrit:go-review.googlesource.com:12", "3:" + c1, gerrit("https://GO-review.googlesource.com/", "12", c1), true},

@@ -217,9 +217,9 @@ func newGitHub(t *testing.T) *githubSetup {
 // benchJob is the job the webhook queues for /patchbot bench on pull
 // request n at head, with what it read of the pull request.
 func (s *githubSetup) benchJob(n int, head string) *queue.Job {
-	pr := "owner/repo#" + strconv.Itoa(n)
+	pr := review.PullRequest{Owner: "owner", Repo: "repo", Number: n}
 	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
-		Review: review.GitHubTarget(review.PullRequest{Owner: "owner", Repo: "repo", Number: n}), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
+		Review: review.GitHubTarget(pr), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the base, as the webhook read it
@@ -572,7 +572,7 @@ func TestPostOnly(t *testing.T) {
 	s := newGitHub(t)
 	j := &queue.Job{Args: queue.Args{Review: mustTarget(t, "github:owner/repo#1"), Revision: "comment:7", Command: "help",
 		Request: job.Request{Steps: []string{job.StepPost}, Post: job.PostSettings{Kind: "help-7", Text: "the help"},
-			GitHub: &job.GitHub{PullRequest: "owner/repo#1"}}}}
+			GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1")}}}}
 	for range 2 {
 		if err := s.w.Handle(context.Background(), j); err != nil {
 			t.Fatal(err)

@@ -299,7 +299,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
 	switch {
 	case a.Review.GitHub != nil && req.GitHub != nil:
-		if req.GitHub.PullRequest != a.Review.GitHub.String() || a.Revision != req.GitHub.HeadSHA {
+		if req.GitHub.PullRequest != *a.Review.GitHub || a.Revision != req.GitHub.HeadSHA {
 			return queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
 		}
 		return nil

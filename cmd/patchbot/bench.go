@@ -65,8 +65,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				return err
 			}
 			bc := cfg.Bench
-			set := make(map[string]bool)
-			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			set := given(fs)
 			if set["count"] && *count < 1 {
 				return usagef("-count must be at least 1")
 			}

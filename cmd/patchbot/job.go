@@ -8,6 +8,7 @@ import (
 
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/port"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // fieldFlags names the flag that sets each field of a job.Request, so that
@@ -44,6 +45,18 @@ var fieldFlags = map[string]string{
 	"port.message":        "-m",
 	"port.remaps":         "-remap",
 	"post.kind":           "-kind",
+}
+
+// githubFlag returns the GitHub target -github names ("": none).
+func githubFlag(s string) (*job.GitHub, error) {
+	if s == "" {
+		return nil, nil
+	}
+	pr, err := review.ParsePullRequest(s)
+	if err != nil {
+		return nil, usagef("-github: %v", err)
+	}
+	return &job.GitHub{PullRequest: pr}, nil
 }
 
 // flagFor returns the flag that sets a field, or "" when none does.

@@ -77,8 +77,8 @@ for bad flags, configuration or missing credentials. See docs/review.md.`,
 			if *change != "" {
 				req.Gerrit = &job.Gerrit{Server: *gerritURL, Change: *change, Revision: *revision}
 			}
-			if *pr != "" {
-				req.GitHub = &job.GitHub{PullRequest: *pr}
+			if req.GitHub, err = githubFlag(*pr); err != nil {
+				return err
 			}
 			if err := req.Validate(); err != nil {
 				return jobError(err)

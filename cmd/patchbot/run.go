@@ -78,8 +78,7 @@ section. See docs/run.md.`,
 		fs.Lookup("gerrit").Usage = "with -push or -change: the Gerrit server's `URL` (default: review.gerrit)"
 
 		return func(e *env, args []string) error {
-			set := make(map[string]bool)
-			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			set := given(fs)
 			switch {
 			case *pf.push && *change != "":
 				return usagef("-change and -push do not go together: -push posts to the change it pushes")
@@ -128,8 +127,8 @@ section. See docs/run.md.`,
 			case *change != "":
 				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Change: *change}
 			}
-			if *pr != "" {
-				req.GitHub = &job.GitHub{PullRequest: *pr}
+			if req.GitHub, err = githubFlag(*pr); err != nil {
+				return err
 			}
 			env := job.Env{
 				Log: e.log("run"),

@@ -12,13 +12,12 @@ import (
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
-// minPoll is the shortest -poll: a Gerrit server is someone else's.
-const minPoll = 5 * time.Second
-
-// The bounds of -job-timeout: below 10 s no job fetches and builds
-// anything; above a day, a job whose process died would wait more than a
-// day to be run again (queue.RescueMargin).
 const (
+	// minPoll is the shortest -poll: a Gerrit server is someone else's.
+	minPoll = 5 * time.Second
+	// The bounds of -job-timeout: below 10 s no job fetches and builds
+	// anything; above a day, a job whose process died would wait more
+	// than a day to be run again (queue.RescueMargin).
 	minJobTimeout = 10 * time.Second
 	maxJobTimeout = 24 * time.Hour
 )
@@ -33,10 +32,10 @@ secret in ` + serve.EnvWebhookSecret + `, which it refuses to start without) and
 serves the status endpoints (/healthz, /api/jobs, /api/queue, /); when the
 configuration names a Gerrit server (review.gerrit), it polls it every -poll
 for new review messages on the changes of serve.gerrit.query (one process
-at a time of those on the same -db: the queue's elected leader schedules the
-polls). A /patchbot command from a
-reviewer who may ask (the serve section of the configuration) becomes a job
-in the queue at -db, bound to the revision it was written on; -workers
+at a time of those on the same -db: the queue's elected leader schedules
+the polls). A /patchbot command from a reviewer who may ask (the serve
+section of the configuration) becomes a job in the queue at -db, bound to
+the revision it was written on (docs/serve.md says how); -workers
 workers run the jobs (bench, freeze), in work areas under -work, and reply
 on the review once; -reply-workers more post the replies that run nothing
 (help, refusals), apart, so that a reply never waits behind a benchmark.

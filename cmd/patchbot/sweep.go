@@ -73,7 +73,7 @@ docs/sweep.md.`,
 					tasks = append(tasks, t)
 				}
 			}
-			if isGiven(fs, "max-stale") && *maxStale < 1 {
+			if given(fs)["max-stale"] && *maxStale < 1 {
 				return usagef("-max-stale must be 1 or more")
 			}
 			if *dbURL != "" {
@@ -132,9 +132,9 @@ docs/sweep.md.`,
 	},
 }
 
-// isGiven reports whether the flag name was given.
-func isGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
+// given returns the names of the flags that were given.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }

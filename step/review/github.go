@@ -117,6 +117,52 @@ func ParsePullRequest(s string) (PullRequest, error) {
 
 func (p PullRequest) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
 
+// MustParsePullRequest is ParsePullRequest for a text known to be one (a
+// constant, a test's): it panics on an error.
+func MustParsePullRequest(s string) PullRequest {
+	p, err := ParsePullRequest(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// IsZero reports whether p names no pull request at all.
+func (p PullRequest) IsZero() bool { return p == PullRequest{} }
+
+// Check returns what makes p, made by code rather than parsed, name no
+// pull request GitHub could have: ParsePullRequest's rules.
+func (p PullRequest) Check() error {
+	if p.Number > math.MaxInt32 {
+		return fmt.Errorf("%q: pull request number %d is out of range (GitHub numbers them up to %d)", p.String(), p.Number, math.MaxInt32)
+	}
+	_, err := ParsePullRequest(p.String())
+	return err
+}
+
+// MarshalText writes p as OWNER/REPO#NUMBER, its form in JSON; the zero
+// PullRequest as "".
+func (p PullRequest) MarshalText() ([]byte, error) {
+	if p.IsZero() {
+		return []byte{}, nil
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText reads OWNER/REPO#NUMBER ("" is the zero PullRequest).
+func (p *PullRequest) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*p = PullRequest{}
+		return nil
+	}
+	pr, err := ParsePullRequest(string(b))
+	if err != nil {
+		return err
+	}
+	*p = pr
+	return nil
+}
+
 // maxComment is the most characters GitHub keeps in a comment body.
 const maxComment = 65536
 

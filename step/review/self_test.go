@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -188,5 +189,36 @@ func TestGitHubLateStore(t *testing.T) {
 	cs := f.Comments()
 	if len(cs) != 1 || res.URL != cs[0].HTMLURL {
 		t.Errorf("after a create stored late: %d comments (%+v), result %+v; want one, the result's", len(cs), cs, res)
+	}
+}
+
+// TestPullRequestText: a pull request is OWNER/REPO#N in JSON, read back
+// as it was; text that is not one is refused on reading; the zero one is
+// "".
+func TestPullRequestText(t *testing.T) {
+	type doc struct {
+		PR PullRequest `json:"pr"`
+	}
+	for _, tc := range []struct {
+		in   doc
+		want string
+	}{
+		{doc{PullRequest{"golang", "go", 8311}}, `{"pr":"golang/go#8311"}`},
+		{doc{}, `{"pr":""}`},
+	} {
+		b, err := json.Marshal(tc.in)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.in, b, err, tc.want)
+		}
+		var back doc
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.in {
+			t.Errorf("Unmarshal(%s) = %+v, %v", b, back, err)
+		}
+	}
+	for _, bad := range []string{`{"pr":"golang/go"}`, `{"pr":"../go#1"}`, `{"pr":"golang/go#99999999999"}`} {
+		var d doc
+		if err := json.Unmarshal([]byte(bad), &d); err == nil {
+			t.Errorf("Unmarshal(%s) = %+v; want an error", bad, d)
+		}
 	}
 }
