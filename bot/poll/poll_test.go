@@ -266,7 +266,7 @@ func TestEventArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(a)
-	want := `{"review":"gerrit:go-review.example.com:12","revision":"3:5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c","command":"bench","who":"r@example.com","delivery":"abc",` +
+	want := `{"review":"gerrit:go-review.example.com:12","revision":"3:5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c","command":"bench","options":"-count 7 ./codec","who":"r@example.com","delivery":"abc",` +
 		`"request":{"steps":["bench","post"],"branch":"release-branch.go1.4","bench":{"packages":["./codec"],"count":7},` +
 		`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`
 	if string(got) != want {

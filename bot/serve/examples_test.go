@@ -142,12 +142,13 @@ func TestWebhookExamples(t *testing.T) {
 		name  string
 		login string // "": the payload's own (Codertocat, who may write)
 		body  string
-		// want is the answer's start: "queued job" (a new job), or
-		// "duplicate of job" for a bench on the head already queued.
+		// want is the answer's start: "queued job" (a new job, or for a
+		// bench on the head already queued, the reply to the comment
+		// that says so).
 		want    []string
 		command string // the job's, for the queue's identities
 	}{
-		{"bench", "", "/patchbot bench", []string{"queued job", "duplicate of job"}, "bench"},
+		{"bench", "", "/patchbot bench", []string{"queued job"}, "bench"},
 		{"help", "", "/patchbot help", []string{"queued job"}, "help"},
 		{"not understood", "", "/patchbot benhc", []string{"queued job"}, "help"},
 		{"a stranger", "stranger", "/patchbot bench", []string{"queued job"}, "refuse"},
@@ -168,6 +169,9 @@ func TestWebhookExamples(t *testing.T) {
 			case "bench":
 				if i == 0 {
 					want = append(want, "bench github:Codertocat/Hello-World#1 @ "+head1)
+				} else {
+					// Asked already: one reply to this comment.
+					want = append(want, fmt.Sprintf("help github:Codertocat/Hello-World#1 @ message:%d", id))
 				}
 			case "help":
 				want = append(want, fmt.Sprintf("help github:Codertocat/Hello-World#1 @ message:%d", id))
