@@ -40,12 +40,12 @@ const (
 // ranges the command checks (a -poll of at least 5 s, a -job-timeout
 // between 10 s and a day): the caller says what is wrong in its own words.
 type Options struct {
-	Config       *config.Config
-	Listen       string        // host:port of the HTTP server; port 0 picks a free one
-	DB           string        // the queue's URL (queue.ParseURL)
-	Workers      int           // run jobs (bench, freeze) at once; 0 runs none
-	ReplyWorkers int           // replies (help, refusals) at once; 0 posts none
-	JobTimeout   time.Duration // one run of a job
+	Config       *config.Config // nil is the built-in one
+	Listen       string         // host:port of the HTTP server; port 0 picks a free one
+	DB           string         // the queue's URL (queue.ParseURL)
+	Workers      int            // run jobs (bench, freeze) at once; 0 runs none
+	ReplyWorkers int            // replies (help, refusals) at once; 0 posts none
+	JobTimeout   time.Duration  // one run of a job
 	// StateDir is this machine's state (the Gerrit cursor); "" is
 	// beside a SQLite queue, else the user's state directory. WorkDir
 	// holds the workers' work areas; "" is work/ in StateDir.
@@ -91,6 +91,9 @@ func Run(ctx context.Context, opts *Options) error {
 		o.WorkDir = filepath.Join(o.StateDir, "work")
 	}
 	cfg := o.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
 	if o.GitHubLogin != "" {
 		c := *cfg
 		c.Serve.GitHub.Login = o.GitHubLogin
