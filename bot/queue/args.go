@@ -51,6 +51,10 @@ type Args struct {
 	Deferred *Deferred `json:"deferred,omitempty"`
 }
 
+// DeferredMaxAttempts is a decide job's attempts: River's backoff after
+// the tenth is past two hours in all, twice GitHub's longest limit.
+const DeferredMaxAttempts = 10
+
 // CommandDecide is the command of a job that decides on a comment later
 // (Args.Deferred): it runs nothing itself, and queues what the decision
 // makes (a job, a reply, nothing).
@@ -88,7 +92,11 @@ func (a Args) InsertOpts() river.InsertOpts {
 		o.Queue = ReplyQueue
 	}
 	if a.Deferred != nil {
+		// GitHub's limit may be spent again by the time it resets:
+		// attempts enough for River's backoff (attempt⁴ seconds) to
+		// span hours, so that the comment is decided, not dropped.
 		o.ScheduledAt = a.Deferred.Until
+		o.MaxAttempts = DeferredMaxAttempts
 	}
 	return o
 }

@@ -250,8 +250,11 @@ func lockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err
 	return func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(migrationLock)); err != nil {
-			// The session's lock ends with its connection.
+		// pg_advisory_unlock says false, not an error, when this
+		// session does not hold the lock (a pooler between, say): the
+		// session's lock ends with its connection, which is closed then.
+		var released bool
+		if err := conn.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", int64(migrationLock)).Scan(&released); err != nil || !released {
 			conn.Conn().Close(ctx)
 		}
 		conn.Release()

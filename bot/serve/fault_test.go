@@ -1338,3 +1338,22 @@ func TestServeWorkRootTaken(t *testing.T) {
 	first.stop()
 	f.stop()
 }
+
+// TestServeAppToken: with a GitHub App's token, whose account GitHub will
+// not name, serve refuses to start until it is told the account: no reply
+// could find its own comment otherwise. Told (-github-login), it serves.
+func TestServeAppToken(t *testing.T) {
+	f := startServe(t, 0)
+	f.fake.AddToken("ghs_apptoken0123456789", "patchbot-app[bot]")
+	env := append(os.Environ(), review.EnvGitHubToken+"=ghs_apptoken0123456789")
+	args := []string{"serve", "-config", f.args[2], "-listen", "127.0.0.1:0", "-db", f.db, "-workers", "0", "-reply-workers", "0"}
+	cmd := exec.Command(patchbotBin, args...)
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "serve.github.login") {
+		t.Errorf("serve with an App's token and no login: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+	p := startServeProc(t, "told", env, append(args[1:], "-github-login", "patchbot-app[bot]")...)
+	p.stop()
+	f.stop()
+}

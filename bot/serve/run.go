@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -23,6 +24,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
@@ -225,6 +227,12 @@ func Run(ctx context.Context, opts *Options) error {
 		sctx, cancel := context.WithTimeout(ctx, DefaultLookupTimeout)
 		self, err := gh.Self(sctx)
 		cancel()
+		if e, ok := errors.AsType[*review.Error](err); ok && e.Permanent() {
+			// An App's token, say, whose account GitHub does not say:
+			// no reply could find its own comment. Said now.
+			stopQueue()
+			return &job.SetupError{Err: err}
+		}
 		if err != nil {
 			log.Warn("github: whose token this is is not known yet", "err", err)
 		}

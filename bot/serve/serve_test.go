@@ -681,12 +681,12 @@ func TestHeadBinding(t *testing.T) {
 		t.Errorf("a command after the head: job %s @ %s, unverified %v; want a bench of %s", j.Args.Command, j.Args.Revision, j.Args.Request.GitHub.Unverified, head1)
 	}
 
-	// A push at testNow+2s, learned then; a command written before it,
+	// A push at testNow+5s, learned then; a command written before it,
 	// delivered after.
-	now = testNow.Add(2 * time.Second)
+	now = testNow.Add(5 * time.Second)
 	e.gh.SetHead(7, head2)
 	event("p-push", "synchronize", 7, head2, 200, "recorded the head "+head2)
-	now = testNow.Add(3 * time.Second)
+	now = testNow.Add(9 * time.Second)
 	e.deliver("c-2", comment{ID: 2, Body: "/patchbot bench", At: testNow.Add(time.Second)}, 202)
 	j := e.recv()
 	if j.Args.Command != "help" || j.Args.Revision != "message:2" {
@@ -695,9 +695,16 @@ func TestHeadBinding(t *testing.T) {
 	if text := j.Args.Request.Post.Text; !strings.Contains(text, "moved after this command was written: it is now "+head2) || !strings.Contains(text, "ask again") {
 		t.Errorf("the reply does not say the head moved: %q", text)
 	}
-	e.deliver("c-3", comment{ID: 3, Body: "/patchbot bench", At: testNow.Add(3 * time.Second)}, 202)
+	e.deliver("c-3", comment{ID: 3, Body: "/patchbot bench", At: testNow.Add(8 * time.Second)}, 202)
 	if j := e.recv(); j.Args.Revision != head2 || j.Args.Command != "bench" {
 		t.Errorf("a command after the push: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Revision, head2)
+	}
+
+	// A command written within headMargin of the push: which came first
+	// is not known, so it runs, unverified.
+	e.deliver("c-5", comment{ID: 5, Body: "/patchbot freeze", At: testNow.Add(4 * time.Second)}, 202)
+	if j := e.recv(); j.Args.Command != "freeze" || j.Args.Revision != head2 || !j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command in the push's seconds: job %s @ %s, unverified %v; want an unverified freeze", j.Args.Command, j.Args.Revision, j.Args.Request.GitHub.Unverified)
 	}
 
 	// No event for pull request 9: run, unverified.

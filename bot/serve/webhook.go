@@ -579,6 +579,10 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 		wait = time.Minute
 	}
 	wait = min(wait+time.Second, maxDefer)
+	// The delivery's lookups may have spent its deadline: the insert,
+	// which keeps the comment, gets a few seconds of its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	dc := *c
 	dc.Until = h.cfg.Now().Add(wait).Truncate(time.Second)
 	a := &queue.Args{
@@ -631,11 +635,22 @@ func (h *Handler) headMoved(ctx context.Context, pr review.PullRequest, sha stri
 	if err != nil || at.IsZero() {
 		return false, false, err
 	}
-	// GitHub gives a comment's time in whole seconds: a head learned in
-	// the same second may be older or newer.
-	at = at.Truncate(time.Second)
-	return at.After(written), !at.Equal(written), nil
+	// The head's time is this server's clock, the comment's GitHub's,
+	// in whole seconds: within headMargin of each other, which came
+	// first is not known.
+	switch {
+	case at.After(written.Add(headMargin)):
+		return true, true, nil
+	case at.Before(written.Add(-headMargin)):
+		return false, true, nil
+	}
+	return false, false, nil
 }
+
+// headMargin is how close a head's arrival and a comment's time may be
+// for their order to be taken as unknown: GitHub's whole seconds, and
+// some difference between its clock and this server's.
+const headMargin = 2 * time.Second
 
 // decline turns a decision to run into a reply that says why the command
 // was not run: one reply to the comment, as a help is.

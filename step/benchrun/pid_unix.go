@@ -4,6 +4,7 @@ package benchrun
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -12,4 +13,10 @@ import (
 func processExists(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || !errors.Is(err, syscall.ESRCH)
+}
+
+// ownedByMe reports whether fi is of a file this process's user owns.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }

@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,10 @@ const tempPrefix = "patchbot-bench-"
 // SweepTemp removes the temporary directories that runs of processes no
 // longer alive left in dir ("" is os.TempDir()), and returns the ones it
 // removed. A directory of a live process, this one's included, is left
-// alone; so is anything whose name does not say which process made it.
+// alone; so is one of another user's (whose processes, in another
+// container, this one may not see), and anything whose name does not say
+// which process made it. A directory it cannot remove is said in the
+// error, after the others were tried.
 func SweepTemp(dir string) ([]string, error) {
 	if dir == "" {
 		dir = os.TempDir()
@@ -26,6 +30,7 @@ func SweepTemp(dir string) ([]string, error) {
 		return nil, err
 	}
 	var removed []string
+	var errs []error
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
 		if !ok || !e.IsDir() {
@@ -37,10 +42,14 @@ func SweepTemp(dir string) ([]string, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		if fi, err := e.Info(); err != nil || !ownedByMe(fi) {
+			continue
+		}
 		if err := os.RemoveAll(path); err != nil {
-			return removed, err
+			errs = append(errs, err)
+			continue
 		}
 		removed = append(removed, path)
 	}
-	return removed, nil
+	return removed, errors.Join(errs...)
 }
