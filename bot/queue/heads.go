@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/riverqueue/river/riverdriver"
 )
 
 // The heads of pull requests, as the processes on the queue's database
@@ -32,19 +30,6 @@ const headsSchema = `CREATE TABLE IF NOT EXISTS patchbot_pr_head (
 	seen_ms BIGINT NOT NULL,
 	PRIMARY KEY (pr, sha)
 )`
-
-// migrateHeads creates the table. Two processes migrating at once on
-// PostgreSQL may both try to create it, and the second's CREATE fail
-// although the table is there: then it is there, and that is enough.
-func migrateHeads(ctx context.Context, ex riverdriver.Executor) error {
-	if err := ex.Exec(ctx, headsSchema); err != nil {
-		if ex.Exec(ctx, "SELECT 1 FROM patchbot_pr_head WHERE 1 = 0") == nil {
-			return nil
-		}
-		return fmt.Errorf("creating patchbot_pr_head: %w", err)
-	}
-	return nil
-}
 
 // headKey is a pull request's key in the table: GitHub's names are not
 // case-sensitive.

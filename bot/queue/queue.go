@@ -327,11 +327,13 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 		return nil, fmt.Errorf("migrating River's schema: %w", err)
 	}
 	q.exec = driver.GetExecutor()
-	if err := migrateHeads(ctx, q.exec); err != nil {
-		return nil, err
-	}
-	if err := q.exec.Exec(ctx, healthSchema); err != nil && q.exec.Exec(ctx, "SELECT 1 FROM patchbot_health WHERE 1 = 0") != nil {
-		return nil, fmt.Errorf("creating patchbot_health: %w", err)
+	// patchbot's own tables, beside River's: under the same lock as
+	// River's migrations on PostgreSQL (lockMigrations), and SQLite's one
+	// writer, so two processes never create them at once.
+	for _, schema := range []string{headsSchema, healthSchema} {
+		if err := q.exec.Exec(ctx, schema); err != nil {
+			return nil, fmt.Errorf("creating patchbot's tables: %w", err)
+		}
 	}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {
