@@ -7,7 +7,7 @@
 // message.
 //
 // A Request that is not valid is refused before anything is done with a
-// *FieldError naming the field, in the Request's own JSON names
+// *remedy.FieldError naming the field, in the Request's own JSON names
 // ("bench.count"), never a flag of the CLI: each caller says the remedy
 // in its own words.
 //

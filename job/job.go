@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
@@ -69,7 +70,7 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 // Run runs the job req asks for, with the configuration cfg (nil: the
 // built-in one), in env. Everything that can be checked before the job
-// starts is checked first: a *FieldError for the request, a *SetupError
+// starts is checked first: a *remedy.FieldError for the request, a *SetupError
 // for credentials, a *config.Error for the configuration. Otherwise the
 // result is the run's, and the error, when not nil, is a *StepError
 // naming the step that stopped the job; the result then holds what the
@@ -94,14 +95,14 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	if !req.has(StepPort) && req.has(StepBench) && req.Repo == "" {
 		// A request may be queued before its repository is known (a
 		// worker fills it in), but not run so.
-		return nil, fieldError("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
+		return nil, remedy.Fieldf("repo", "", "missing: the bench step without the port step benchmarks a repository's base and head")
 	}
 	kind := req.Post.Kind
 	if kind == "" {
 		kind = MessageKind
 	}
 	if err := review.CheckKind(kind); err != nil {
-		return nil, fieldError("post.kind", "", "%v", err)
+		return nil, remedy.Fieldf("post.kind", "", "%v", err)
 	}
 	rc := &cfg.Review
 	clients := env.clients(cfg, req.DryRun)
@@ -214,7 +215,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 	seed := b.Seed
 	switch {
 	case seed != 0 && ord != benchrun.Shuffled:
-		return benchrun.Options{}, fieldError("bench.seed", "", "is for the shuffled order: add {bench.order} shuffled")
+		return benchrun.Options{}, remedy.Fieldf("bench.seed", "", "is for the shuffled order: add {bench.order} shuffled")
 	case seed == 0 && ord == benchrun.Shuffled:
 		// Picked here, and said before the run, so that an interrupted
 		// run can be repeated too.

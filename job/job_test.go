@@ -19,6 +19,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -76,7 +77,7 @@ func TestRequestJSON(t *testing.T) {
 }
 
 // TestValidate checks that each kind of invalid request is refused with a
-// *FieldError naming the field.
+// *remedy.FieldError naming the field.
 func TestValidate(t *testing.T) {
 	patch := []Patch{{Name: "p", Data: []byte("x")}}
 	tests := []struct {
@@ -111,9 +112,9 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.r.Validate()
-		fe, ok := errors.AsType[*FieldError](err)
+		fe, ok := errors.AsType[*remedy.FieldError](err)
 		if !ok || err.Error() != tt.want {
-			t.Errorf("%s: Validate = %v (%T)\nwant *FieldError %s", tt.name, err, err, tt.want)
+			t.Errorf("%s: Validate = %v (%T)\nwant *remedy.FieldError %s", tt.name, err, err, tt.want)
 			continue
 		}
 		for _, flag := range []string{"-count", "-pkg", "-for", "-onto "} {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -189,25 +190,6 @@ type GitHub struct {
 	Unverified bool `json:"unverified,omitempty"`
 }
 
-// A FieldError is a Request that is not valid, found before anything was
-// done: the field, in the Request's JSON names, its value and why.
-type FieldError struct {
-	Field  string // "bench.count", "gerrit.push.project"
-	Value  string // the value refused, as given; "" when the field is missing
-	Reason string // what is wrong and, where it helps, what to give
-}
-
-func (e *FieldError) Error() string {
-	if e.Value == "" {
-		return e.Field + ": " + e.Reason
-	}
-	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Reason)
-}
-
-func fieldError(field, value, format string, args ...any) *FieldError {
-	return &FieldError{Field: field, Value: value, Reason: fmt.Sprintf(format, args...)}
-}
-
 // has reports whether the request runs step.
 func (r *Request) has(step string) bool {
 	return len(r.Steps) == 0 || slices.Contains(r.Steps, step)
@@ -230,45 +212,45 @@ const (
 )
 
 // Validate checks the request on its own, without the configuration or
-// any repository or server: the first problem found is a *FieldError.
+// any repository or server: the first problem found is a *remedy.FieldError.
 func (r *Request) Validate() error {
 	for i, s := range r.Steps {
 		if !slices.Contains(AllSteps, s) {
-			return fieldError(fmt.Sprintf("steps[%d]", i), s, "unknown step (the steps are %s)", strings.Join(AllSteps, ", "))
+			return remedy.Fieldf(fmt.Sprintf("steps[%d]", i), s, "unknown step (the steps are %s)", strings.Join(AllSteps, ", "))
 		}
 		if slices.Contains(r.Steps[:i], s) {
-			return fieldError(fmt.Sprintf("steps[%d]", i), s, "given twice")
+			return remedy.Fieldf(fmt.Sprintf("steps[%d]", i), s, "given twice")
 		}
 	}
 	switch {
 	case r.Repo == "" && len(r.Patches) > 0:
-		return fieldError("repo", "", "patches need a repository to port onto (without both, the job is the built-in example)")
+		return remedy.Fieldf("repo", "", "patches need a repository to port onto (without both, the job is the built-in example)")
 	case r.Repo == "" && r.Onto != "":
-		return fieldError("onto", r.Onto, "needs patches and a repository (the built-in example ports onto its own base)")
+		return remedy.Fieldf("onto", r.Onto, "needs patches and a repository (the built-in example ports onto its own base)")
 	case r.Repo != "" && r.has(StepPort) && len(r.Patches) == 0:
-		return fieldError("patches", "", "the port step needs a patch (or leave the port step out and give base and head)")
+		return remedy.Fieldf("patches", "", "the port step needs a patch (or leave the port step out and give base and head)")
 	case (r.Base != "" || r.Head != "") && r.has(StepPort):
-		return fieldError("base", r.Base, "base and head are for a job without the port step, which makes its own")
+		return remedy.Fieldf("base", r.Base, "base and head are for a job without the port step, which makes its own")
 	case r.Head != "" && r.Base == "":
-		return fieldError("base", "", "missing: a head needs a base to compare it with")
+		return remedy.Fieldf("base", "", "missing: a head needs a base to compare it with")
 	case r.Base != "" && r.Repo == "":
-		return fieldError("repo", "", "base and head need the repository they are in")
+		return remedy.Fieldf("repo", "", "base and head need the repository they are in")
 	}
 	if len(r.Patches) > MaxPatches {
-		return fieldError("patches", "", "%d patch files: at most %d", len(r.Patches), MaxPatches)
+		return remedy.Fieldf("patches", "", "%d patch files: at most %d", len(r.Patches), MaxPatches)
 	}
 	size := 0
 	for i, p := range r.Patches {
 		if p.Name == "" {
-			return fieldError(fmt.Sprintf("patches[%d].name", i), "", "missing: name each patch, for messages")
+			return remedy.Fieldf(fmt.Sprintf("patches[%d].name", i), "", "missing: name each patch, for messages")
 		}
 		if size += len(p.Data); size > MaxPatchBytes {
-			return fieldError("patches", "", "more than %d MiB of patches", MaxPatchBytes>>20)
+			return remedy.Fieldf("patches", "", "more than %d MiB of patches", MaxPatchBytes>>20)
 		}
 	}
 	if r.Branch != "" {
 		if err := CheckBranch(r.Branch); err != nil {
-			return fieldError("branch", "", "%v", err)
+			return remedy.Fieldf("branch", "", "%v", err)
 		}
 	}
 	if err := r.Bench.validate(); err != nil {
@@ -280,36 +262,36 @@ func (r *Request) Validate() error {
 	if g := r.Gerrit; g != nil {
 		if g.Server != "" {
 			if _, err := review.CheckServerURL(g.Server); err != nil {
-				return fieldError("gerrit.server", "", "%v", err)
+				return remedy.Fieldf("gerrit.server", "", "%v", err)
 			}
 		}
 		switch {
 		case g.Change != "" && g.Push != nil:
-			return fieldError("gerrit.push", "", "a push posts to the change it pushes: give change or push, not both")
+			return remedy.Fieldf("gerrit.push", "", "a push posts to the change it pushes: give change or push, not both")
 		case g.Change == "" && g.Push == nil && (r.has(StepPost) || r.Freeze.Apply):
 			// Without either, the server is only read (the freeze step's
 			// live signals).
-			return fieldError("gerrit.change", "", "missing: give the change to post to, or a push")
+			return remedy.Fieldf("gerrit.change", "", "missing: give the change to post to, or a push")
 		case g.Revision != "" && g.Change == "":
-			return fieldError("gerrit.revision", g.Revision, "needs a change")
+			return remedy.Fieldf("gerrit.revision", g.Revision, "needs a change")
 		case g.Push != nil && !r.has(StepPort):
-			return fieldError("gerrit.push", "", "a push needs the port step, whose last commit it pushes")
+			return remedy.Fieldf("gerrit.push", "", "a push needs the port step, whose last commit it pushes")
 		}
 		if p := g.Push; p != nil && p.Project != "" {
 			if err := CheckProject(p.Project); err != nil {
-				return fieldError("gerrit.push.project", "", "%v", err)
+				return remedy.Fieldf("gerrit.push.project", "", "%v", err)
 			}
 		}
 	}
 	if h := r.GitHub; h != nil {
 		if h.PullRequest.IsZero() {
-			return fieldError("github.pull_request", "", "missing: give the pull request, OWNER/REPO#N")
+			return remedy.Fieldf("github.pull_request", "", "missing: give the pull request, OWNER/REPO#N")
 		}
 		if err := h.PullRequest.Check(); err != nil {
-			return fieldError("github.pull_request", "", "%v", err)
+			return remedy.Fieldf("github.pull_request", "", "%v", err)
 		}
 		if h.HeadSHA != "" && !hexRE.MatchString(h.HeadSHA) {
-			return fieldError("github.head_sha", h.HeadSHA, "not a commit: want 40 lower-case hex digits")
+			return remedy.Fieldf("github.head_sha", h.HeadSHA, "not a commit: want 40 lower-case hex digits")
 		}
 	}
 	return nil
@@ -317,32 +299,32 @@ func (r *Request) Validate() error {
 
 func (b *BenchSettings) validate() error {
 	if b.Count < 0 || b.Count > MaxCount {
-		return fieldError("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
+		return remedy.Fieldf("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
 	}
 	if b.Benchtime != "" {
 		if err := config.ValidBenchtime(b.Benchtime); err != nil {
-			return fieldError("bench.benchtime", "", "%v", err)
+			return remedy.Fieldf("bench.benchtime", "", "%v", err)
 		}
 	}
 	if len(b.Bench) > MaxBenchPattern {
-		return fieldError("bench.bench", "", "a regexp of %d bytes: at most %d", len(b.Bench), MaxBenchPattern)
+		return remedy.Fieldf("bench.bench", "", "a regexp of %d bytes: at most %d", len(b.Bench), MaxBenchPattern)
 	}
 	if b.Bench != "" {
 		if _, err := regexp.Compile(b.Bench); err != nil {
-			return fieldError("bench.bench", b.Bench, "not a regular expression: %v", err)
+			return remedy.Fieldf("bench.bench", b.Bench, "not a regular expression: %v", err)
 		}
 	}
 	if b.Timeout < 0 {
-		return fieldError("bench.timeout_ns", fmt.Sprint(b.Timeout), "must not be negative")
+		return remedy.Fieldf("bench.timeout_ns", fmt.Sprint(b.Timeout), "must not be negative")
 	}
 	if b.Order != "" {
 		if _, err := benchrun.ParseOrder(b.Order); err != nil {
-			return fieldError("bench.order", "", "%v", err)
+			return remedy.Fieldf("bench.order", "", "%v", err)
 		}
 	}
 	for i, p := range b.Packages {
 		if p == "" || strings.HasPrefix(p, "-") || strings.ContainsAny(p, " \t\n\x00") {
-			return fieldError(fmt.Sprintf("bench.packages[%d]", i), p, "not a package pattern like ./codec or ./...")
+			return remedy.Fieldf(fmt.Sprintf("bench.packages[%d]", i), p, "not a package pattern like ./codec or ./...")
 		}
 	}
 	return nil
@@ -350,7 +332,7 @@ func (b *BenchSettings) validate() error {
 
 func (p *PortSettings) validate() error {
 	if p.Fuzz < 0 {
-		return fieldError("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
+		return remedy.Fieldf("port.fuzz", fmt.Sprint(p.Fuzz), "must be 0 or more")
 	}
 	return nil
 }

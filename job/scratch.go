@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/gitexec"
-	"github.com/patchbot/patchbot/step/port"
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // A dry run on the user's repository must write nothing there, yet the
@@ -58,7 +58,7 @@ func resolve(ctx context.Context, dir, rev string) (string, error) {
 			return "", err
 		}
 		// The caller's mistake, as the port itself reports it.
-		return "", &port.OptionError{Option: "{onto}", Value: rev, Reason: fmt.Sprintf("no such commit in %s; give a branch, tag or commit of the repository", dir)}
+		return "", &remedy.FieldError{Field: "onto", Value: rev, Reason: fmt.Sprintf("no such commit in %s; give a branch, tag or commit of the repository", dir)}
 	}
 	return h, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/port"
@@ -55,7 +56,7 @@ func Port(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Port
 	var g *review.Gerrit
 	if req.Gerrit != nil {
 		if req.Gerrit.Push == nil {
-			return nil, fieldError("gerrit.change", "", "the port step posts nothing: push for review, or post with the post step")
+			return nil, remedy.Fieldf("gerrit.change", "", "the port step posts nothing: push for review, or post with the post step")
 		}
 		if g, push, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
@@ -107,7 +108,7 @@ func (r *Request) portOptions(cfg *config.Config) (*port.Options, error) {
 	for _, s := range r.Port.Remaps {
 		rm, err := port.ParseRemap(s)
 		if err != nil {
-			return nil, fieldError("port.remaps", s, "%v", err)
+			return nil, remedy.Fieldf("port.remaps", s, "%v", err)
 		}
 		opts.Remaps = append(opts.Remaps, rm)
 	}
@@ -139,7 +140,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 	var g *review.Gerrit
 	if req.Freeze.Apply {
 		if req.Gerrit == nil || req.Gerrit.Change == "" {
-			return nil, fieldError("gerrit.change", "", "missing: acting on the freeze needs the change to act on")
+			return nil, remedy.Fieldf("gerrit.change", "", "missing: acting on the freeze needs the change to act on")
 		}
 		var err error
 		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
@@ -171,7 +172,7 @@ func Freeze(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Fr
 }
 
 // checkFreeze checks the freeze of req's branch at req.At (now when zero),
-// turning a date freeze cannot answer for into a *FieldError.
+// turning a date freeze cannot answer for into a *remedy.FieldError.
 func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freeze.Status, error) {
 	at := req.At
 	if at.IsZero() {
@@ -179,7 +180,7 @@ func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freez
 	}
 	st, err := freeze.Check(ctx, src, req.branch(), at)
 	if de, ok := errors.AsType[*freeze.DateError](err); ok {
-		return nil, fieldError("at", "", "%v", de)
+		return nil, remedy.Fieldf("at", "", "%v", de)
 	}
 	if err != nil {
 		// Neither calendar nor rule: the configuration's problem.
@@ -252,10 +253,10 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	req = req.withBranch(ctx)
 	p := req.Post
 	if p.Text == "" && p.Result == nil {
-		return nil, fieldError("post", "", "missing: give the text to post, or a bench result")
+		return nil, remedy.Fieldf("post", "", "missing: give the text to post, or a bench result")
 	}
 	if req.Gerrit == nil && req.GitHub == nil {
-		return nil, fieldError("gerrit", "", "nothing to post to: give a Gerrit change or a GitHub pull request")
+		return nil, remedy.Fieldf("gerrit", "", "nothing to post to: give a Gerrit change or a GitHub pull request")
 	}
 	kind := p.Kind
 	if kind == "" {
@@ -265,7 +266,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 		}
 	}
 	if err := review.CheckKind(kind); err != nil {
-		return nil, fieldError("post.kind", "", "%v", err)
+		return nil, remedy.Fieldf("post.kind", "", "%v", err)
 	}
 	texts := p.Texts()
 	// Every client and its credentials are checked before anything is
@@ -276,7 +277,7 @@ func Post(ctx context.Context, req *Request, cfg *config.Config, env Env) (*Post
 	var err error
 	if req.Gerrit != nil {
 		if req.Gerrit.Change == "" {
-			return nil, fieldError("gerrit.change", "", "missing: the post step posts to a change (a push needs the port step)")
+			return nil, remedy.Fieldf("gerrit.change", "", "missing: the post step posts to a change (a push needs the port step)")
 		}
 		if g, _, err = gerritTarget(req, &cfg.Review, clients); err != nil {
 			return nil, err
@@ -323,21 +324,21 @@ func gerritTarget(req *Request, rc *config.Review, clients *review.Clients) (*re
 		server = rc.Gerrit
 	}
 	if server == "" {
-		return nil, nil, fieldError("gerrit.server", "", "missing: give the Gerrit server's URL (or set review.gerrit in the configuration)")
+		return nil, nil, remedy.Fieldf("gerrit.server", "", "missing: give the Gerrit server's URL (or set review.gerrit in the configuration)")
 	}
 	server, err := review.CheckServerURL(server)
 	if err != nil {
-		return nil, nil, fieldError("gerrit.server", "", "%v", err)
+		return nil, nil, remedy.Fieldf("gerrit.server", "", "%v", err)
 	}
 	var push *review.PushOptions
 	if p := g.Push; p != nil {
 		project := p.Project
 		if project == "" {
 			if req.Example() {
-				return nil, nil, fieldError("gerrit.push.project", "", "missing: the built-in example's scratch repository has no remote origin to take the project from")
+				return nil, nil, remedy.Fieldf("gerrit.push.project", "", "missing: the built-in example's scratch repository has no remote origin to take the project from")
 			}
 			if project, err = GerritProject(req.Repo, server); err != nil {
-				return nil, nil, fieldError("gerrit.push.project", "", "missing, and %v, so the Gerrit project cannot be taken from it", err)
+				return nil, nil, remedy.Fieldf("gerrit.push.project", "", "missing, and %v, so the Gerrit project cannot be taken from it", err)
 			}
 		}
 		push = &review.PushOptions{
@@ -350,7 +351,7 @@ func gerritTarget(req *Request, rc *config.Review, clients *review.Clients) (*re
 			WIP:       p.WIP,
 		}
 		if _, err := push.Ref(); err != nil {
-			return nil, nil, fieldError("gerrit.push", "", "%v", err)
+			return nil, nil, remedy.Fieldf("gerrit.push", "", "%v", err)
 		}
 	}
 	// Credentials last: a mistake in the request is said first.

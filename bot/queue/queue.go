@@ -35,7 +35,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // Defaults of Options.
@@ -82,7 +82,7 @@ var ErrOutputTooLarge = errors.New("over the queue's bound (queue.MaxOutput)")
 
 // A Handler does one job. An error makes River retry the job with backoff,
 // up to Options.MaxAttempts, unless it is permanent (Permanent, or a
-// *job.FieldError): then the job is cancelled and not run again. The
+// *remedy.FieldError): then the job is cancelled and not run again. The
 // context ends when the job's timeout passes or the queue stops.
 type Handler func(ctx context.Context, j *Job) error
 
@@ -564,11 +564,11 @@ func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 
 // IsPermanent reports whether err was marked Permanent or is a request
-// that is not valid (*job.FieldError): whether the queue cancels the job
+// that is not valid (*remedy.FieldError): whether the queue cancels the job
 // rather than retry it.
 func IsPermanent(err error) bool {
 	var p *permanentError
-	var f *job.FieldError
+	var f *remedy.FieldError
 	return errors.As(err, &p) || errors.As(err, &f)
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -332,9 +333,9 @@ func TestInsertRefusesInvalid(t *testing.T) {
 			t.Errorf("%s: Insert = %+v; want an error", name, res)
 		}
 	}
-	var fe *job.FieldError
+	var fe *remedy.FieldError
 	if _, err := q.Insert(t.Context(), bad["bench.count"]); !errors.As(err, &fe) || fe.Field != "bench.count" {
-		t.Errorf("Insert of a bad request: %v; want the *job.FieldError", err)
+		t.Errorf("Insert of a bad request: %v; want the *remedy.FieldError", err)
 	}
 	if jobs, _ := q.Jobs(t.Context(), 10); len(jobs) != 0 {
 		t.Errorf("refused jobs were queued: %+v", jobs)
@@ -376,7 +377,7 @@ func TestPermanentIsCancelled(t *testing.T) {
 	t.Parallel()
 	errs := map[string]error{
 		"1": Permanent(errors.New("change 12345 is gone")),
-		"2": fmt.Errorf("preparing: %w", &job.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
+		"2": fmt.Errorf("preparing: %w", &remedy.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
 	}
 	var runs atomic.Int32
 	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {

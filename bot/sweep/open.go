@@ -11,6 +11,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -46,7 +47,7 @@ type Setup struct {
 
 // Open checks what s names and returns the Options of its sweep, and the
 // function that closes what Open opened (the queue). Nothing is written.
-// The error is a *job.FieldError for a field of s that is wrong (named
+// The error is a *remedy.FieldError for a field of s that is wrong (named
 // "gerrit", "github" or "db"), a *job.SetupError for credentials the
 // tasks need and do not have, or for a queue that does not open.
 func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
@@ -70,7 +71,7 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	if server := cmp.Or(s.Server, cfg.Review.Gerrit); server != "" {
 		var err error
 		if o.Gerrit, err = clients.Gerrit(server); err != nil {
-			return nil, nil, &job.FieldError{Field: "gerrit", Reason: err.Error()}
+			return nil, nil, &remedy.FieldError{Field: "gerrit", Reason: err.Error()}
 		}
 		// Said before anything is read or written, as freeze -apply
 		// does; a dry run writes nothing, and a report reads only.
@@ -80,7 +81,7 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	}
 	if repo := cmp.Or(s.Repo, cfg.Sweep.GitHub); repo != "" {
 		if _, err := review.ParsePullRequest(repo + "#1"); err != nil {
-			return nil, nil, &job.FieldError{Field: "github", Reason: fmt.Sprintf("%q is not a repository like owner/repo", repo)}
+			return nil, nil, &remedy.FieldError{Field: "github", Reason: fmt.Sprintf("%q is not a repository like owner/repo", repo)}
 		}
 		var err error
 		if o.GitHub, err = clients.GitHub(); err != nil {
@@ -97,7 +98,7 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	switch db := cmp.Or(s.DB, cfg.Sweep.Queue); {
 	case db != "" && runs("stale") && !clients.DryRun():
 		if _, err := queue.ParseURL(db); err != nil {
-			return nil, nil, &job.FieldError{Field: "db", Value: db, Reason: err.Error()}
+			return nil, nil, &remedy.FieldError{Field: "db", Value: db, Reason: err.Error()}
 		}
 		q, err := queue.Open(ctx, db, &queue.Options{Logger: slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		if err != nil {

@@ -179,7 +179,7 @@ func (e *UnknownTaskError) Error() string {
 // them when only is empty), in the table's order, each whatever the
 // others did. The error is a *FailedError when tasks failed (the Result
 // says what each did), an *UnknownTaskError, or the freeze's own error
-// (a *job.FieldError or *job.SetupError: nothing was run).
+// (a *remedy.FieldError or *job.SetupError: nothing was run).
 func Run(ctx context.Context, o *Options, only []string) (*Result, error) {
 	for _, n := range only {
 		if TaskNamed(n) == nil {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
-	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
@@ -48,8 +48,8 @@ func TestClassify(t *testing.T) {
 		{"a commit that is not a hash", &SourceError{What: "commit", Value: "abc"}, true},
 
 		// The request.
-		{"a field", &job.FieldError{Field: "bench.count", Value: "0"}, true},
-		{"an option", step(&port.OptionError{Option: "{onto}", Value: "nosuch"}), true},
+		{"a field", &remedy.FieldError{Field: "bench.count", Value: "0"}, true},
+		{"an option", step(&remedy.FieldError{Field: "onto", Value: "nosuch"}), true},
 		{"a package that does not exist", step(&benchrun.PackageError{Pattern: "./nosuchpkg", Rev: "HEAD", Reason: "the module has no directory ./nosuchpkg"}), true},
 		{"no such revision", step(fmt.Errorf("head revision %q: %w in the repository", "nosuch", benchrun.ErrBadRevision)), true},
 		{"a -bench that matches nothing", step(fmt.Errorf("%w {bench.bench} %q in x", benchrun.ErrNoMatch, "Nosuch")), true},

@@ -27,9 +27,9 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
-	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -366,10 +366,10 @@ func hopeless(err error) bool {
 	}
 	return isType[*BindingError](err) ||
 		isType[*SourceError](err) ||
-		isType[*job.FieldError](err) ||
+		isType[*remedy.FieldError](err) ||
 		isType[*job.SetupError](err) ||
 		isType[*config.Error](err) ||
-		isType[*port.OptionError](err) ||
+		isType[*remedy.FieldError](err) ||
 		isType[*benchrun.PackageError](err) ||
 		errors.Is(err, benchrun.ErrBadRevision) ||
 		errors.Is(err, benchrun.ErrNoMatch)

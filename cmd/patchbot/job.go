@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
-	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -102,13 +102,10 @@ func jobError(err error, extra ...map[string]string) error {
 		}
 		return field
 	}
-	if oe, ok := errors.AsType[*port.OptionError](err); ok {
-		// A revision that does not resolve, a branch name git refuses:
-		// the call's mistake, found by the port itself.
-		return usagef("%v", oe)
-	}
-	if fe, ok := errors.AsType[*job.FieldError](err); ok {
-		return usagef("%s", (&job.FieldError{Field: name(fe.Field), Value: fe.Value, Reason: fe.Reason}).Error())
+	if fe, ok := errors.AsType[*remedy.FieldError](err); ok {
+		// A field of the request, a revision that does not resolve, a
+		// branch name git refuses: the call's mistake.
+		return usagef("%s", (&remedy.FieldError{Field: name(fe.Field), Value: fe.Value, Reason: fe.Reason}).Error())
 	}
 	if se, ok := errors.AsType[*job.SetupError](err); ok {
 		if se.Field == "" {

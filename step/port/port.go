@@ -32,6 +32,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/hgpatch"
 )
 
@@ -160,26 +161,6 @@ func (e *ApplyError) Error() string {
 	return b.String()
 }
 
-// An OptionError is a port refused because of how it was asked for (a
-// branch name git refuses, a revision that does not resolve, an author
-// without an address), before anything was written: the caller's mistake,
-// not the patch's.
-type OptionError struct {
-	// Option names the option: a field of a job request in braces, which
-	// each caller words its own way (internal/remedy), such as "{onto}",
-	// or a key of the configuration, such as "port.branch_prefix".
-	Option string
-	Value  string
-	Reason string
-}
-
-func (e *OptionError) Error() string {
-	if e.Value == "" {
-		return e.Option + ": " + e.Reason
-	}
-	return fmt.Sprintf("%s %q: %s", e.Option, e.Value, e.Reason)
-}
-
 // A RaceError is a port that lost its branch to another process, which
 // created or moved it while the port ran. Nothing was written.
 type RaceError struct {
@@ -208,10 +189,10 @@ func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 	}
 	if opts.Author != "" {
 		if strings.ContainsAny(opts.Author, "\n\r\x00") {
-			return nil, &OptionError{Option: "{port.author}", Value: opts.Author, Reason: "an author is one line: want 'Name <email>'"}
+			return nil, &remedy.FieldError{Field: "port.author", Value: opts.Author, Reason: "an author is one line: want 'Name <email>'"}
 		}
 		if _, email := parseUser(opts.Author); email == "" || !strings.Contains(opts.Author, "<") {
-			return nil, &OptionError{Option: "{port.author}", Value: opts.Author, Reason: "want 'Name <email>'"}
+			return nil, &remedy.FieldError{Field: "port.author", Value: opts.Author, Reason: "want 'Name <email>'"}
 		}
 	}
 	var patches []*hgpatch.Patch
@@ -243,7 +224,7 @@ func Port(ctx context.Context, opts *Options, inputs []Input) (*Result, error) {
 		return nil, err
 	}
 	if opts.Checkout && g.workTree == "" {
-		return nil, &OptionError{Option: "{port.checkout}", Reason: fmt.Sprintf("%s is a bare repository, with no work tree to check out into; port without {port.checkout}, or into a clone or worktree ('git worktree add')", g.top())}
+		return nil, &remedy.FieldError{Field: "port.checkout", Reason: fmt.Sprintf("%s is a bare repository, with no work tree to check out into; port without {port.checkout}, or into a clone or worktree ('git worktree add')", g.top())}
 	}
 	repo, err := g.open()
 	if err != nil {
@@ -512,7 +493,7 @@ func (p *porter) metadata(pt *hgpatch.Patch, committer object.Signature) (string
 func (p *porter) publish() error {
 	ref := plumbing.NewBranchReferenceName(p.res.Branch)
 	if why := branchNameProblem(p.res.Branch); why != "" {
-		return &OptionError{Option: "{port.branch}", Value: p.res.Branch, Reason: "not a branch name git accepts: " + why + "; choose another"}
+		return &remedy.FieldError{Field: "port.branch", Value: p.res.Branch, Reason: "not a branch name git accepts: " + why + "; choose another"}
 	}
 	if err := p.checkUntracked(); err != nil {
 		return err

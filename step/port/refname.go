@@ -3,6 +3,8 @@ package port
 import (
 	"fmt"
 	"strings"
+
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // checkBranchName reports why git would refuse name as a branch name, as
@@ -71,13 +73,13 @@ func branchNameProblem(name string) string {
 	return ""
 }
 
-// checkBranch returns an *OptionError when the branch the port would set
+// checkBranch returns an *remedy.FieldError when the branch the port would set
 // is refused: the explicit one, or port.branch_prefix with the 12 hex
 // digits the default branch gets.
 func checkBranch(opts *Options) error {
 	if opts.Branch != "" {
 		if why := branchNameProblem(opts.Branch); why != "" {
-			return &OptionError{Option: "{port.branch}", Value: opts.Branch,
+			return &remedy.FieldError{Field: "port.branch", Value: opts.Branch,
 				Reason: "not a branch name git accepts: " + why + "; choose another"}
 		}
 		return nil
@@ -85,7 +87,7 @@ func checkBranch(opts *Options) error {
 	if opts.BranchPrefix != "" {
 		name := opts.BranchPrefix + "0123456789ab"
 		if why := branchNameProblem(name); why != "" {
-			return &OptionError{Option: "port.branch_prefix", Value: opts.BranchPrefix,
+			return &remedy.FieldError{Field: "port.branch_prefix", Value: opts.BranchPrefix,
 				Reason: fmt.Sprintf("branches named like %s are refused by git: %s; change it in the configuration, or give {port.branch}", name, why)}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // Issue 10: nothing lost, no silent drops. These tests use real git
@@ -201,7 +203,7 @@ func TestPortInterrupted(t *testing.T) {
 }
 
 // TestPortOptionErrors: options git or the port would refuse are
-// *OptionErrors, found before anything is written.
+// *remedy.FieldErrors, found before anything is written.
 func TestPortOptionErrors(t *testing.T) {
 	repo := smallRepo(t)
 	plain := []byte("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n")
@@ -212,27 +214,27 @@ func TestPortOptionErrors(t *testing.T) {
 		option string
 		want   string
 	}{
-		{Options{Branch: "x.lock"}, export, "{port.branch}", `{port.branch} "x.lock": not a branch name git accepts: component "x.lock" ends with '.lock'; choose another`},
-		{Options{Branch: "foo."}, export, "{port.branch}", "ends with '.'"},
-		{Options{Branch: "a/.b"}, export, "{port.branch}", "starts with '.'"},
-		{Options{Branch: "a@{1}"}, export, "{port.branch}", "'@{'"},
-		{Options{Branch: "HEAD"}, export, "{port.branch}", "HEAD is not a branch"},
-		{Options{Branch: "-x"}, export, "{port.branch}", "starts with '-'"},
-		{Options{Branch: "refs/heads/x"}, export, "{port.branch}", "does not start with refs/"},
-		{Options{Branch: "a..b"}, export, "{port.branch}", "'..'"},
-		{Options{Branch: "a\x01b"}, export, "{port.branch}", "control character"},
-		{Options{Branch: "@"}, export, "{port.branch}", "means HEAD"},
-		{Options{Branch: "a/"}, export, "{port.branch}", "empty component"},
-		{Options{Branch: "a//b"}, export, "{port.branch}", "empty component"},
+		{Options{Branch: "x.lock"}, export, "port.branch", `port.branch "x.lock": not a branch name git accepts: component "x.lock" ends with '.lock'; choose another`},
+		{Options{Branch: "foo."}, export, "port.branch", "ends with '.'"},
+		{Options{Branch: "a/.b"}, export, "port.branch", "starts with '.'"},
+		{Options{Branch: "a@{1}"}, export, "port.branch", "'@{'"},
+		{Options{Branch: "HEAD"}, export, "port.branch", "HEAD is not a branch"},
+		{Options{Branch: "-x"}, export, "port.branch", "starts with '-'"},
+		{Options{Branch: "refs/heads/x"}, export, "port.branch", "does not start with refs/"},
+		{Options{Branch: "a..b"}, export, "port.branch", "'..'"},
+		{Options{Branch: "a\x01b"}, export, "port.branch", "control character"},
+		{Options{Branch: "@"}, export, "port.branch", "means HEAD"},
+		{Options{Branch: "a/"}, export, "port.branch", "empty component"},
+		{Options{Branch: "a//b"}, export, "port.branch", "empty component"},
 		{Options{BranchPrefix: "port.lock/"}, export, "port.branch_prefix", `port.branch_prefix "port.lock/": branches named like port.lock/0123456789ab are refused by git: component "port.lock" ends with '.lock'; change it in the configuration, or give {port.branch}`},
 		{Options{BranchPrefix: "a..b/"}, export, "port.branch_prefix", "'..'"},
-		{Options{Onto: "nosuchrev"}, export, "{onto}", `{onto} "nosuchrev": no such commit in `},
-		{Options{Onto: "HEAD~5"}, export, "{onto}", "no such commit"},
-		{Options{Author: "A\nB <a@b.example>"}, plain, "{port.author}", "one line"},
-		{Options{Author: "Nobody"}, plain, "{port.author}", "want 'Name <email>'"},
-		{Options{Author: "Nobody <>"}, plain, "{port.author}", "want 'Name <email>'"},
-		{Options{Repo: "/nonexistent/dir"}, export, "{repo}", "no such directory"},
-		{Options{Repo: os.TempDir()}, export, "{repo}", "not in a Git repository"},
+		{Options{Onto: "nosuchrev"}, export, "onto", `onto "nosuchrev": no such commit in `},
+		{Options{Onto: "HEAD~5"}, export, "onto", "no such commit"},
+		{Options{Author: "A\nB <a@b.example>"}, plain, "port.author", "one line"},
+		{Options{Author: "Nobody"}, plain, "port.author", "want 'Name <email>'"},
+		{Options{Author: "Nobody <>"}, plain, "port.author", "want 'Name <email>'"},
+		{Options{Repo: "/nonexistent/dir"}, export, "repo", "no such directory"},
+		{Options{Repo: os.TempDir()}, export, "repo", "not in a Git repository"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.option+"/"+tt.want, func(t *testing.T) {
@@ -242,9 +244,9 @@ func TestPortOptionErrors(t *testing.T) {
 				opts.Repo = repo
 			}
 			_, err := Port(context.Background(), &opts, []Input{{"x.patch", tt.patch}})
-			oe, ok := errors.AsType[*OptionError](err)
-			if !ok || oe.Option != tt.option || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v; want an *OptionError for %s containing %q", err, tt.option, tt.want)
+			oe, ok := errors.AsType[*remedy.FieldError](err)
+			if !ok || oe.Field != tt.option || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v; want a *remedy.FieldError for %s containing %q", err, tt.option, tt.want)
 			}
 			sameSnapshot(t, before, snapshot(t, repo))
 		})
@@ -311,7 +313,7 @@ func TestPortBare(t *testing.T) {
 
 	before := snapshot(t, bare)
 	_, err = Port(context.Background(), &Options{Repo: bare, Checkout: true, Branch: "c"}, []Input{{"a.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
-	if oe, ok := errors.AsType[*OptionError](err); !ok || oe.Option != "{port.checkout}" || !strings.Contains(err.Error(), "is a bare repository") {
+	if oe, ok := errors.AsType[*remedy.FieldError](err); !ok || oe.Field != "port.checkout" || !strings.Contains(err.Error(), "is a bare repository") {
 		t.Errorf("-checkout in a bare repository: %v", err)
 	}
 	sameSnapshot(t, before, snapshot(t, bare))

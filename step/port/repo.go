@@ -8,6 +8,8 @@ import (
 
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/patchbot/patchbot/internal/remedy"
 )
 
 // A gitRepo is where the parts of a repository are, as git itself finds
@@ -24,10 +26,10 @@ type gitRepo struct {
 }
 
 // findRepo finds the repository holding dir. A directory that is not in
-// one is an *OptionError: the caller named the wrong place.
+// one is an *remedy.FieldError: the caller named the wrong place.
 func findRepo(dir string) (*gitRepo, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &OptionError{Option: "{repo}", Value: dir, Reason: "no such directory"}
+		return nil, &remedy.FieldError{Field: "repo", Value: dir, Reason: "no such directory"}
 	}
 	out, err := git(dir, "rev-parse", "--path-format=absolute", "--is-bare-repository", "--git-dir", "--git-common-dir", "--git-path", "objects")
 	if err != nil {
@@ -35,7 +37,7 @@ func findRepo(dir string) (*gitRepo, error) {
 		if ge, ok := err.(*gitError); ok {
 			msg = ge.msg
 		}
-		return nil, &OptionError{Option: "{repo}", Value: dir, Reason: "not in a Git repository (" + msg + ")"}
+		return nil, &remedy.FieldError{Field: "repo", Value: dir, Reason: "not in a Git repository (" + msg + ")"}
 	}
 	f := strings.Split(out, "\n")
 	if len(f) != 4 {
@@ -77,7 +79,7 @@ func (r *gitRepo) open() (*gogit.Repository, error) {
 
 // resolve returns the commit rev names, as git rev-parse finds it (all of
 // git's revision syntax; HEAD is this work tree's). A revision that does
-// not resolve is an *OptionError, except in a repository with no commits
+// not resolve is an *remedy.FieldError, except in a repository with no commits
 // at all, which gets a sentence of its own.
 func (r *gitRepo) resolve(rev string) (plumbing.Hash, error) {
 	out, err := git(r.dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
@@ -89,7 +91,7 @@ func (r *gitRepo) resolve(rev string) (plumbing.Hash, error) {
 			return plumbing.ZeroHash, fmt.Errorf("the repository %s has no commits yet; make a first commit to port onto, then port again", r.top())
 		}
 	}
-	return plumbing.ZeroHash, &OptionError{Option: "{onto}", Value: rev,
+	return plumbing.ZeroHash, &remedy.FieldError{Field: "onto", Value: rev,
 		Reason: fmt.Sprintf("no such commit in %s; give a branch, tag or commit of the repository", r.top())}
 }
 
