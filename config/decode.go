@@ -21,6 +21,13 @@ type validator interface {
 	validate() error
 }
 
+// A resetter is a section some of whose defaults do not survive some of a
+// file's keys: it resets them, given the section's mapping in the file,
+// before the file's keys are decoded onto it.
+type resetter interface {
+	reset(n *yaml.Node)
+}
+
 // A keyError is a validation error about one sub-key of the value being
 // validated; the decoder reports it at that sub-key's line.
 type keyError struct {
@@ -93,6 +100,9 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string, line int) err
 	}
 	switch t := v.Type(); {
 	case t.Kind() == reflect.Struct && !decodesItself(t):
+		if r, ok := v.Addr().Interface().(resetter); ok && n.Kind == yaml.MappingNode {
+			r.reset(n)
+		}
 		if err := d.fields(n, v, key); err != nil {
 			return err
 		}

@@ -23,6 +23,16 @@ type Freeze struct {
 	// shows.
 	Branches []string `yaml:"branches" json:"branches"`
 
+	// Projects are the repositories the policy is for, each as its host
+	// and path ("github.com/golang/go", "go.googlesource.com/go"), or
+	// "*" for every repository (a configuration written for one
+	// project). A change to any other repository has no freeze policy,
+	// whatever its branch: one project's release is not another's. A
+	// repository is known by the URL it was fetched from (serve) or by
+	// its remote named origin (run); one with neither is governed only
+	// by "*".
+	Projects []string `yaml:"projects" json:"projects"`
+
 	// ReleaseBranchPrefix starts the name of a release branch, such as
 	// release-branch. for release-branch.go1.4: the freeze of the main tree
 	// does not apply to those.
@@ -366,6 +376,43 @@ func (l *FreezeLive) check() error {
 	return nil
 }
 
+// projectRE is a host (a name with a dot, or localhost: "golang/go" is
+// a path, not a project) and a path, as ProjectOf in package job writes
+// them: without a port.
+// reset makes a file that names the policy's projects a policy of its
+// own: a project's freeze is not Go's, so the built-in calendar, rule and
+// live signals (Go's) are dropped, and only what the file gives is kept.
+// A file that does not name projects edits the built-in policy: its
+// calendar adds or corrects releases, its keys replace one at a time.
+func (f *Freeze) reset(n *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "projects" {
+			f.Calendar = nil
+			f.Rule = FreezeRule{}
+			f.Live = FreezeLive{Timeout: f.Live.Timeout}
+			return
+		}
+	}
+}
+
+var projectRE = regexp.MustCompile(`^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|localhost)(/[^/\s]+)+$`)
+
+// checkProject checks an entry of freeze.projects: "*", or a host and a
+// path, as ProjectOf in package job writes them.
+func checkProject(p string) error {
+	switch {
+	case p == "*":
+		return nil
+	case strings.Contains(p, "://"):
+		return fmt.Errorf("%q: want the repository's host and path without a scheme, like github.com/golang/go", p)
+	case strings.HasSuffix(p, ".git"), strings.HasSuffix(p, "/"):
+		return fmt.Errorf("%q: want the repository's host and path without .git or a final slash, like github.com/golang/go", p)
+	case !projectRE.MatchString(p):
+		return fmt.Errorf("%q is not a repository's host and path, like github.com/golang/go (or \"*\" for every repository)", p)
+	}
+	return nil
+}
+
 func (f *Freeze) validate() error {
 	if len(f.Branches) == 0 {
 		return &keyError{"branches", errors.New("must name at least one branch, like master")}
@@ -373,6 +420,14 @@ func (f *Freeze) validate() error {
 	for _, b := range f.Branches {
 		if b == "" || strings.ContainsAny(b, " \t") {
 			return &keyError{"branches", fmt.Errorf("%q is not a branch name", b)}
+		}
+	}
+	if len(f.Projects) == 0 {
+		return &keyError{"projects", errors.New(`must name at least one repository, like github.com/golang/go, or "*" for every repository`)}
+	}
+	for _, p := range f.Projects {
+		if err := checkProject(p); err != nil {
+			return &keyError{"projects", err}
 		}
 	}
 	if f.ReleaseBranchPrefix == "" {

@@ -37,6 +37,43 @@ func TestFreezeDefault(t *testing.T) {
 	if f.Live.Timeout != 10*time.Second || f.Live.Project != "go" || f.Live.GitHub != "golang/go" {
 		t.Errorf("live = %+v", f.Live)
 	}
+	if got := strings.Join(f.Projects, " "); got != "go.googlesource.com/go go-review.googlesource.com/go github.com/golang/go" {
+		t.Errorf("projects = %s; want Go's repositories", got)
+	}
+}
+
+// TestFreezeProjectPolicy: a file that names its projects writes a policy
+// of its own, Go's calendar, rule and live signals left out; one that
+// does not edits Go's.
+func TestFreezeProjectPolicy(t *testing.T) {
+	own, err := Parse("own.yaml", []byte("freeze:\n  projects: [github.com/you/sum]\n  branches: [main]\n  calendar:\n    v2.0: {freeze: 2026-11-16, reopen: 2027-01-11, release: 2027-01-11}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := own.Freeze
+	if got := strings.Join(f.Calendar.Names(), " "); got != "v2.0" {
+		t.Errorf("a project's own calendar: %s; want v2.0 alone", got)
+	}
+	if f.Rule != (FreezeRule{}) || f.Live.Gerrit != "" || f.Live.GitHub != "" || f.Live.Downloads != "" || f.Live.Timeout != 10*time.Second {
+		t.Errorf("a project's own policy kept Go's: rule %+v, live %+v", f.Rule, f.Live)
+	}
+	if f.ReleaseBranchPrefix != "release-branch." || strings.Join(f.Branches, " ") != "main" {
+		t.Errorf("branches %v, prefix %q", f.Branches, f.ReleaseBranchPrefix)
+	}
+	ruled, err := Parse("ruled.yaml", []byte("freeze:\n  projects: [\"*\"]\n  rule: {first: v1.0, first_freeze: 2025-01, cycle_months: 12, freeze: {month: 0, week: 1}, reopen: {month: 1, week: 1}, release: {month: 1, week: 1}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ruled.Freeze.Calendar) != 0 || ruled.Freeze.Rule.First != "v1.0" {
+		t.Errorf("a project's own rule: calendar %v, rule %+v; want the rule alone", ruled.Freeze.Calendar.Names(), ruled.Freeze.Rule)
+	}
+	edit, err := Parse("edit.yaml", []byte("freeze:\n  calendar:\n    go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(edit.Freeze.Calendar); n != len(Default().Freeze.Calendar)+1 || edit.Freeze.Rule.First != "go1.20" || len(edit.Freeze.Projects) != 3 {
+		t.Errorf("an edit of Go's policy: %d releases, rule %q, projects %v; want Go's and go1.99", n, edit.Freeze.Rule.First, edit.Freeze.Projects)
+	}
 }
 
 // TestFreezeCalendarMerge checks that a user's calendar adds and replaces
@@ -92,6 +129,12 @@ func TestFreezeErrors(t *testing.T) {
 		{"freeze:\n  calendar:\n    - go1.30\n",
 			"user.yaml:3: freeze.calendar: must be a mapping of releases to windows like go1.4: {freeze: 2014-09-01, reopen: 2014-12-10, release: 2014-12-10}, not a list"},
 		{"freeze:\n  branches: []\n", "user.yaml:2: freeze.branches: must name at least one branch, like master"},
+		{"freeze:\n  projects: []\n", `user.yaml:2: freeze.projects: must name at least one repository, like github.com/golang/go, or "*" for every repository`},
+		{"freeze:\n  projects: [https://github.com/golang/go]\n", `user.yaml:2: freeze.projects: "https://github.com/golang/go": want the repository's host and path without a scheme, like github.com/golang/go`},
+		{"freeze:\n  projects: [github.com/golang/go.git]\n", `user.yaml:2: freeze.projects: "github.com/golang/go.git": want the repository's host and path without .git or a final slash, like github.com/golang/go`},
+		{"freeze:\n  projects: [golang/go]\n", `user.yaml:2: freeze.projects: "golang/go" is not a repository's host and path, like github.com/golang/go (or "*" for every repository)`},
+		{"freeze:\n  projects: [github.com]\n", `user.yaml:2: freeze.projects: "github.com" is not a repository's host and path, like github.com/golang/go (or "*" for every repository)`},
+		{"freeze:\n  projects: [\"github.com:8443/golang/go\"]\n", `user.yaml:2: freeze.projects: "github.com:8443/golang/go" is not a repository's host and path, like github.com/golang/go (or "*" for every repository)`},
 		{"freeze:\n  rule:\n    first: go\n", `user.yaml:3: freeze.rule.first: "go" is not a release name ending in a number, like go1.20`},
 		{"freeze:\n  rule:\n    first_freeze: November\n", `user.yaml:3: freeze.rule.first_freeze: "November" is not a month like 2022-11`},
 		{"freeze:\n  rule:\n    cycle_months: 0\n", "user.yaml:3: freeze.rule.cycle_months: must be from 1 to 24"},

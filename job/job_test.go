@@ -218,7 +218,7 @@ func TestRequestFile(t *testing.T) {
 	if err := dec.Decode(&req); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse("frozen.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n  calendar:\n    go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}\n", branch)))
+	cfg, err := config.Parse("frozen.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n  projects: [\"*\"]\n  calendar:\n    go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}\n", branch)))
 	if err != nil {
 		t.Fatal(err)
 	}

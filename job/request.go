@@ -41,6 +41,11 @@ type Request struct {
 	// checked, and the one a push is for; "" is the branch Repo is on,
 	// else master (the built-in example's, Go's).
 	Branch string `json:"branch,omitempty"`
+	// Project is the repository the change is for, as its host and path
+	// (ProjectOf): a freeze policy governs only its projects
+	// (freeze.projects). "" is the one Repo's remote named origin names;
+	// the built-in example, with neither, asks the policy itself.
+	Project string `json:"project,omitempty"`
 	// At is the moment the freeze is checked at; zero is when the job
 	// runs.
 	At time.Time `json:"at,omitzero"`
@@ -252,6 +257,9 @@ func (r *Request) Validate() error {
 		if err := CheckBranch(r.Branch); err != nil {
 			return remedy.Fieldf("branch", "", "%v", err)
 		}
+	}
+	if r.Project != "" && (len(r.Project) > 500 || ProjectOf("https://"+r.Project) != r.Project) {
+		return remedy.Fieldf("project", r.Project, "not a repository's host and path, like github.com/golang/go")
 	}
 	if err := r.Bench.validate(); err != nil {
 		return err

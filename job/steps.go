@@ -178,7 +178,13 @@ func checkFreeze(ctx context.Context, src *freeze.Sources, req *Request) (*freez
 	if at.IsZero() {
 		at = time.Now()
 	}
-	st, err := freeze.Check(ctx, src, req.branch(), at)
+	var st *freeze.Status
+	var err error
+	if project, known := req.project(ctx); known {
+		st, err = freeze.CheckProject(ctx, src, project, req.branch(), at)
+	} else {
+		st, err = freeze.Check(ctx, src, req.branch(), at)
+	}
 	if de, ok := errors.AsType[*freeze.DateError](err); ok {
 		return nil, remedy.Fieldf("at", "", "%v", de)
 	}

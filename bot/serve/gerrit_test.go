@@ -421,6 +421,7 @@ run:
   benchtime: 1x
 freeze:
   branches: [master, %s]
+  projects: ["*"]
   live: {gerrit: "", github: "", downloads: ""}
 `, gs.URL, branch) + serveGerritConfig(group, trusted.User, hashtag)
 		file := filepath.Join(dir, "patchbot.yaml")

@@ -627,13 +627,15 @@ func TestGerrit(t *testing.T) {
 	}
 	change := strconv.Itoa(cs[0].Number)
 
-	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n", branch)))
+	// The project's own policy, for its own repository: the worker
+	// knows the project by the server's URL for it.
+	u, _ := url.Parse(gs.URL)
+	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n  projects: [%s/%s]\n", branch, u.Hostname(), gs.Project)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password}
 	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Config: cfg, Env: job.Env{Getenv: func(k string) string { return env[k] }}}
-	u, _ := url.Parse(gs.URL)
 	j := &queue.Job{Args: queue.Args{
 		Review: mustTarget(t, "gerrit:"+u.Host+":"+change), Revision: "1:" + ps1, Command: "bench",
 		Request: job.Request{

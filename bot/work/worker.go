@@ -138,6 +138,9 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	if err != nil {
 		return nil, classify(err)
 	}
+	// The project is where the review server keeps the repository: a
+	// freeze policy governs only its own (freeze.projects).
+	req.Project = job.ProjectOf(b.src.URL)
 	var co *Checkout
 	if slices.Contains(req.Steps, job.StepBench) {
 		// Only the benchmarks need the code: a freeze answer is the

@@ -65,7 +65,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	// A second patch, which applies on top of the first.
 	more := write("more.patch", "codec: one more file\n\ndiff --git a/codec/dryrun.go b/codec/dryrun.go\nnew file mode 100644\n--- /dev/null\n+++ b/codec/dryrun.go\n@@ -0,0 +1 @@\n+package codec\n")
 	msg := write("msg.txt", "A note.\n")
-	frozen := write("frozen.yaml", fmt.Sprintf("freeze:\n  branches: [master, %s]\n  calendar:\n    go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}\n", branch))
+	frozen := write("frozen.yaml", fmt.Sprintf("freeze:\n  branches: [master, %s]\n  projects: [\"*\"]\n  calendar:\n    go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}\n", branch))
 
 	patchbot := func(args ...string) (stdout, stderr string) {
 		t.Helper()

@@ -66,6 +66,7 @@ func TestRunGerrit(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "frozen.yaml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`freeze:
   branches: [master, %s]
+  projects: ["*"]
   calendar:
     go1.99: {freeze: 2030-01-01, reopen: 2030-02-01, release: 2030-02-01}
 `, branch)), 0o666); err != nil {

@@ -41,11 +41,17 @@ func TestRunGitHub(t *testing.T) {
 	if err := os.WriteFile(patch, example.Patch(), 0o666); err != nil {
 		t.Fatal(err)
 	}
+	// The repository has no remote to say which project it is: the
+	// built-in policy, Go's, is not its own unless it says so.
+	cfg := filepath.Join(t.TempDir(), "anyproject.yaml")
+	if err := os.WriteFile(cfg, []byte("freeze:\n  projects: [\"*\"]\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
 	runRun := func(extra ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
 		e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
-		args := append([]string{"run", "-repo", dir, "-github", "gopher/codec#7", "-at", "2014-11-06",
+		args := append([]string{"run", "-repo", dir, "-config", cfg, "-github", "gopher/codec#7", "-at", "2014-11-06",
 			"-count", "2", "-benchtime", "10x", "-bench", "^BenchmarkWriteInts$/^impl=codec$"}, extra...)
 		args = append(args, patch)
 		if code := run(e, args); code != 0 {

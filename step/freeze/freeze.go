@@ -47,6 +47,10 @@ type Sources struct {
 	// apply to. Check refuses any other branch.
 	Branches            []string
 	ReleaseBranchPrefix string
+	// Projects are the repositories the policy is for, as host and path,
+	// "*" for every one: CheckProject answers "no freeze policy" for a
+	// change to any other.
+	Projects []string
 
 	// Offline leaves out every live source, whatever is set below.
 	Offline bool
@@ -83,6 +87,7 @@ func FromConfig(c *config.Freeze, offline bool) (*Sources, error) {
 		Calendar:            calendarFromConfig(c.Calendar),
 		Rule:                rule,
 		Branches:            slices.Clone(c.Branches),
+		Projects:            slices.Clone(c.Projects),
 		ReleaseBranchPrefix: c.ReleaseBranchPrefix,
 		Offline:             offline,
 		Timeout:             c.Live.Timeout,
@@ -97,9 +102,12 @@ type Fact struct {
 
 // Status is the answer of Check.
 type Status struct {
-	Branch string    `json:"branch"`
-	At     time.Time `json:"at"`
-	Frozen bool      `json:"frozen"`
+	Branch string `json:"branch"`
+	// Project is the repository the change is for, as host and path,
+	// when CheckProject was asked about one.
+	Project string    `json:"project,omitempty"`
+	At      time.Time `json:"at"`
+	Frozen  bool      `json:"frozen"`
 
 	// Release is the release the freeze is for or, when the tree is open,
 	// the release in development; "" when no source knows.
@@ -108,9 +116,10 @@ type Status struct {
 	// branch: the freeze does not apply to it.
 	ReleaseBranch bool `json:"release_branch,omitempty"`
 	// NoPolicy is set, instead of Release, when no freeze policy governs
-	// Branch (it is not among freeze.branches): a project's own branch,
-	// main say, which the configured release freeze is not about. It is
-	// open, and nothing is tagged on it.
+	// Branch (it is not among freeze.branches: a project's own branch,
+	// main say) or Project (it is not among freeze.projects: another
+	// project's repository), which the configured release freeze is not
+	// about. It is open, and nothing is tagged on it.
 	NoPolicy bool `json:"no_policy,omitempty"`
 
 	// The dates of Release's freeze; zero when unknown. For an open tree
@@ -165,7 +174,45 @@ func (st *Status) checkRange(day time.Time) error {
 	return nil
 }
 
-// Check returns whether branch is frozen on the day of at (in UTC).
+// CheckProject is Check for a change to project's branch: a project the
+// policy is not for (Sources.Projects) has no freeze policy, whatever its
+// branch, and is open. project is the repository as its host and path,
+// "" when it is not known (a repository with no remote to tell), which
+// only "*" governs.
+func CheckProject(ctx context.Context, s *Sources, project, branch string, at time.Time) (*Status, error) {
+	if branch == "" {
+		return nil, errors.New("freeze: no branch to check")
+	}
+	if !s.governs(project) {
+		st := &Status{Branch: branch, Project: project, At: at, NoPolicy: true, Source: "config", Facts: []Fact{}, Disagreements: []string{}}
+		policy := strings.Join(s.Projects, ", ")
+		if project == "" {
+			st.fact("config", "no freeze policy governs this repository: it has no remote to tell which project it is, and the freeze policy is for %s (freeze.projects; \"*\" is for every repository)", policy)
+		} else {
+			st.fact("config", "no freeze policy governs %s: the freeze policy is for %s (freeze.projects)", project, policy)
+		}
+		return st, nil
+	}
+	st, err := Check(ctx, s, branch, at)
+	if st != nil {
+		st.Project = project
+	}
+	return st, err
+}
+
+// governs reports whether the policy is for project.
+func (s *Sources) governs(project string) bool {
+	for _, p := range s.Projects {
+		if p == "*" || project != "" && strings.EqualFold(p, project) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check returns whether branch is frozen on the day of at (in UTC): what
+// the policy says of branch, whatever the project (the built-in example,
+// patchbot freeze, which name none).
 // A day whose answer would name dates after LastDate is a *DateError.
 func Check(ctx context.Context, s *Sources, branch string, at time.Time) (*Status, error) {
 	if branch == "" {

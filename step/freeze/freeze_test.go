@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,6 +181,58 @@ func TestCheckBranches(t *testing.T) {
 	}
 	if _, err := Check(context.Background(), s, "", day("2014-11-06")); err == nil {
 		t.Error(`Check("") took no branch for one`)
+	}
+}
+
+// TestCheckProject: Go's policy is for Go's repositories; another
+// project's master, or a repository that cannot say which it is, has no
+// freeze policy, and "*" governs any.
+func TestCheckProject(t *testing.T) {
+	s := defaultSources(t)
+	at := day("2014-11-06") // in the Go 1.4 freeze
+	tests := []struct {
+		projects []string // nil: the built-in configuration's
+		project  string
+		governed bool
+		fact     string
+	}{
+		{nil, "go.googlesource.com/go", true, ""},
+		{nil, "github.com/golang/go", true, ""},
+		{nil, "GitHub.com/GoLang/Go", true, ""},
+		{nil, "go-review.googlesource.com/go", true, ""},
+		{nil, "github.com/example/sum", false, "no freeze policy governs github.com/example/sum: the freeze policy is for go.googlesource.com/go, go-review.googlesource.com/go, github.com/golang/go (freeze.projects)"},
+		{nil, "go.googlesource.com/go2", false, "no freeze policy governs go.googlesource.com/go2"},
+		{nil, "", false, `no freeze policy governs this repository: it has no remote to tell which project it is, and the freeze policy is for go.googlesource.com/go, go-review.googlesource.com/go, github.com/golang/go (freeze.projects; "*" is for every repository)`},
+		{[]string{"*"}, "", true, ""},
+		{[]string{"*"}, "github.com/example/sum", true, ""},
+		{[]string{"github.com/example/sum"}, "github.com/example/sum", true, ""},
+		{[]string{"github.com/example/sum"}, "github.com/golang/go", false, "the freeze policy is for github.com/example/sum (freeze.projects)"},
+	}
+	for _, tt := range tests {
+		src := *s
+		if tt.projects != nil {
+			src.Projects = tt.projects
+		}
+		st, err := CheckProject(context.Background(), &src, tt.project, "master", at)
+		if err != nil {
+			t.Fatalf("CheckProject(%v, %q): %v", src.Projects, tt.project, err)
+		}
+		if st.Project != tt.project || st.Governed() != tt.governed || st.Frozen != tt.governed {
+			t.Errorf("CheckProject(%v, %q) = project %q, governed %v, frozen %v; want governed and frozen %v", src.Projects, tt.project, st.Project, st.Governed(), st.Frozen, tt.governed)
+			continue
+		}
+		if tt.governed {
+			continue
+		}
+		if got, want := st.Line(), "No freeze policy governs master: it is open."; got != want {
+			t.Errorf("CheckProject(%v, %q): Line() = %q, want %q", src.Projects, tt.project, got, want)
+		}
+		if len(st.Facts) != 1 || !strings.Contains(st.Facts[0].Text, tt.fact) {
+			t.Errorf("CheckProject(%v, %q): facts %+v; want one containing %q", src.Projects, tt.project, st.Facts, tt.fact)
+		}
+	}
+	if _, err := CheckProject(context.Background(), s, "github.com/golang/go", "", at); err == nil {
+		t.Error(`CheckProject with no branch took none for one`)
 	}
 }
 
