@@ -19,6 +19,7 @@ package queue
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -587,7 +588,9 @@ func attemptErrors(es []rivertype.AttemptError) []AttemptError {
 	return out
 }
 
-// JobInfo is a job as a status page shows it.
+// JobInfo is a job as a status page shows it. Its Revision is what the
+// job is bound to, as Args.Bound gives it: the revision, or for a job
+// that runs nothing its reply key.
 type JobInfo struct {
 	ID       int64  `json:"id"`
 	Kind     string `json:"kind"`
@@ -708,13 +711,16 @@ func infoOf(r *rivertype.JobRow) JobInfo {
 		var id struct {
 			Review   string `json:"review"`
 			Revision string `json:"revision"`
+			Reply    string `json:"reply"`
 			Command  string `json:"command"`
 			Options  string `json:"options"`
 			Who      string `json:"who"`
 			Delivery string `json:"delivery"`
 		}
+		// As text, not as Args: a job stored by an older patchbot,
+		// which may not decode as Args, is listed too.
 		if err := json.Unmarshal(r.EncodedArgs, &id); err == nil {
-			info.Review, info.Revision, info.Command, info.Options, info.Who = id.Review, id.Revision, id.Command, id.Options, id.Who
+			info.Review, info.Revision, info.Command, info.Options, info.Who = id.Review, cmp.Or(id.Revision, id.Reply), id.Command, id.Options, id.Who
 			info.Delivery = id.Delivery
 		}
 	}
