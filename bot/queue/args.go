@@ -31,7 +31,12 @@ const JobKind = "patchbot.job"
 // string that held a reply's identity too ("message:ID", "author:ID",
 // "defer:ID"), now in "reply". A run job queued by an older patchbot
 // decodes as before, with the same unique key; a reply or a decide job
-// queued by one does not decode ("message:ID" is not a revision).
+// queued by one does not decode ("message:ID" is not a revision), and the
+// queue cancels it at its first attempt with that error rather than
+// retrying it (worker.Middleware): its help or refusal is not posted, its
+// deferred comment not decided. The same reply queued again is a new job,
+// its key being under "reply" now: at worst one reply twice, across the
+// upgrade.
 type Args struct {
 	// Review is the review the job answers; in JSON its text form,
 	// "gerrit:SERVER:CHANGE" or "github:OWNER/REPO#N".

@@ -63,17 +63,3 @@ func TestArgsBound(t *testing.T) {
 		}
 	}
 }
-
-// TestArgsOldReply: a reply stored by a patchbot before the reply key had
-// a field of its own, with the key in "revision", does not decode: the
-// error names the revision that is not one.
-func TestArgsOldReply(t *testing.T) {
-	var a Args
-	err := json.Unmarshal([]byte(oldReply), &a)
-	if err == nil || !strings.Contains(err.Error(), `revision "message:1007"`) {
-		t.Errorf("decoding a reply stored with its key as the revision: %v; want an error naming the revision", err)
-	}
-}
-
-// oldReply is a help job as a patchbot before 2 December 2026 stored it.
-const oldReply = `{"review":"github:golang/go#8311","revision":"message:1007","command":"help","who":"gopher","request":{"steps":["post"],"post":{"kind":"help-1007","text":"help"},"github":{"pull_request":"golang/go#8311"}}}`

@@ -416,9 +416,9 @@ func (q *Queue) DB() DB { return q.db }
 // An InsertResult is what Insert did.
 type InsertResult struct {
 	ID int64 `json:"id"` // the job's id: the new job's, or the one already queued
-	// Duplicate reports that a job with the same (review, revision,
-	// command) was already queued, running or done, so nothing was
-	// inserted.
+	// Duplicate reports that a job with the same identity (review,
+	// revision or reply key, command, options: see Args) was already
+	// queued, running or done, so nothing was inserted.
 	Duplicate bool   `json:"duplicate"`
 	State     string `json:"state"` // the job's state now
 }
@@ -505,6 +505,21 @@ type worker struct {
 
 // Timeout overrides River's one-minute default with the queue's.
 func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.q.opts.Timeout }
+
+// Middleware decodes the job's stored arguments before River does. River
+// counts arguments that do not decode (a reply stored by an older
+// patchbot, its key in "revision": see Args) as a failed attempt and
+// retries them, though every attempt fails the same way; here the job is
+// cancelled at once, with the decoding error.
+func (w *worker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
+	return []rivertype.WorkerMiddleware{river.WorkerMiddlewareFunc(func(ctx context.Context, r *rivertype.JobRow, doInner func(context.Context) error) error {
+		var a Args
+		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+			return river.JobCancel(fmt.Errorf("queue: job %d: its stored arguments do not decode, as a job queued by another version of patchbot may not: %w", r.ID, err))
+		}
+		return doInner(ctx)
+	})}
+}
 
 func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	if w.q.opts.Handler == nil {
