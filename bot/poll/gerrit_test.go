@@ -202,7 +202,7 @@ func TestPollGerrit(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := strings.TrimPrefix(strings.TrimPrefix(s.URL, "http://"), "https://")
-	if a.Review.String() != "gerrit:"+strings.TrimSuffix(host, "/")+":"+strconv.Itoa(change) || a.Revision != "1:"+ps1 || a.Command != "bench" ||
+	if a.Review.String() != "gerrit:"+strings.TrimSuffix(host, "/")+":"+strconv.Itoa(change) || a.Revision != (review.Revision{PatchSet: 1, Commit: ps1}) || a.Command != "bench" ||
 		a.Delivery != m1 || a.Request.Gerrit.Revision != ps1 || a.Request.Bench.Count != 3 {
 		t.Errorf("args = %+v", a)
 	}

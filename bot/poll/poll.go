@@ -176,9 +176,10 @@ func (e *Event) Review() review.Target {
 	return review.Target{Gerrit: &review.GerritChange{Server: server, Number: e.Change}}
 }
 
-// Revision names the bound revision for the queue: "PATCHSET:COMMIT".
-func (e *Event) Revision() string {
-	return review.Revision{PatchSet: e.PatchSet, Commit: e.Commit}.String()
+// Revision is the revision the command is bound to: its patch set and
+// commit.
+func (e *Event) Revision() review.Revision {
+	return review.Revision{PatchSet: e.PatchSet, Commit: e.Commit}
 }
 
 func (e *Event) String() string {
@@ -214,7 +215,7 @@ func (e *Event) job() (*queue.Args, error) {
 		Branch: e.Branch,
 		Gerrit: &job.Gerrit{Server: e.Server, Change: strconv.Itoa(e.Change), Revision: e.Commit},
 	}
-	a, err := queue.NewJob(e.Review(), review.Revision{PatchSet: e.PatchSet, Commit: e.Commit}, e.Decision, o, req)
+	a, err := queue.NewJob(e.Review(), e.Revision(), e.Decision, o, req)
 	if err != nil {
 		return nil, fmt.Errorf("poll: %s: %w", e, err)
 	}

@@ -289,10 +289,10 @@ func TestEventArgs(t *testing.T) {
 		verdict command.Verdict
 		want    string
 	}{
-		{command.Refuse, `{"review":"gerrit:go-review.example.com:12","revision":"author:1000001","command":"refuse","who":"r@example.com","delivery":"abc",` +
+		{command.Refuse, `{"review":"gerrit:go-review.example.com:12","reply":"author:1000001","command":"refuse","who":"r@example.com","delivery":"abc",` +
 			`"request":{"steps":["post"],"post":{"kind":"refusal-1000001","text":"Sorry"},` +
 			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
-		{command.Answer, `{"review":"gerrit:go-review.example.com:12","revision":"message:abc","command":"help","who":"r@example.com","delivery":"abc",` +
+		{command.Answer, `{"review":"gerrit:go-review.example.com:12","reply":"message:abc","command":"help","who":"r@example.com","delivery":"abc",` +
 			`"request":{"steps":["post"],"post":{"kind":"help-abc","text":"Sorry"},` +
 			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
 	} {

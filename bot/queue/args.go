@@ -2,6 +2,8 @@ package queue
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -17,17 +19,37 @@ const JobKind = "patchbot.job"
 // plain data, stored as JSON in the queue; like the request, they hold no
 // credentials.
 //
-// A job is unique per (Review, Revision, Command): those three fields carry
-// River's `river:"unique"` tag, so a redelivered webhook or a comment seen
-// again by a poller inserts nothing. Who and Delivery say where the job came
-// from and do not count.
+// A job is unique per (Review, Revision or Reply, Command, Options): those
+// fields carry River's `river:"unique"` tag, so a redelivered webhook or a
+// comment seen again by a poller inserts nothing. A job has a Revision or
+// a Reply, never both, and River leaves an absent JSON field out of the
+// unique key: a run job's key is the one it had when the revision was a
+// plain string. Who and Delivery say where the job came from and do not
+// count.
+//
+// The stored JSON changed on 2 December 2026: until then "revision" was a
+// string that held a reply's identity too ("message:ID", "author:ID",
+// "defer:ID"), now in "reply". A run job queued by an older patchbot
+// decodes as before, with the same unique key; a reply or a decide job
+// queued by one does not decode ("message:ID" is not a revision), and the
+// queue cancels it at its first attempt with that error rather than
+// retrying it (worker.Middleware): its help or refusal is not posted, its
+// deferred comment not decided. The same reply queued again is a new job,
+// its key being under "reply" now: at worst one reply twice, across the
+// upgrade.
 type Args struct {
 	// Review is the review the job answers; in JSON its text form,
 	// "gerrit:SERVER:CHANGE" or "github:OWNER/REPO#N".
 	Review review.Target `json:"review" river:"unique"`
-	// Revision is what the command was bound to: for Gerrit the patch set
-	// and its commit ("3:5a295b08…"), for GitHub the head SHA.
-	Revision string `json:"revision" river:"unique"`
+	// Revision is what a run job's command was bound to: for Gerrit the
+	// patch set and its commit, for GitHub the head commit; in JSON its
+	// text form, "3:5a295b08…" or "5a295b08…". Zero, and absent from the
+	// JSON, for a job that runs nothing (IsReply).
+	Revision review.Revision `json:"revision,omitzero" river:"unique"`
+	// Reply is, for a job that runs nothing (IsReply), its identity in
+	// the revision's place; empty, and absent from the JSON, for a run
+	// job.
+	Reply ReplyKey `json:"reply,omitempty" river:"unique"`
 	// Command is the comment command's name ("bench", "freeze").
 	Command string `json:"command" river:"unique"`
 	// Options are the command's arguments, normalised as Parse reads
@@ -49,6 +71,30 @@ type Args struct {
 	// rate limit) and queued the comment, to be decided when the limit
 	// has reset.
 	Deferred *Deferred `json:"deferred,omitempty"`
+}
+
+// A ReplyKey is what a job that runs nothing is unique by, with its
+// review and command: "message:ID" for a help reply, once per comment or
+// review message (MessageKey); "author:ID" for a refusal, once per author
+// and review however often they write (AuthorKey); "defer:ID" for a
+// comment whose decision waits, once per comment (DeferKey).
+type ReplyKey string
+
+// MessageKey is the key of the help reply to the comment or review
+// message with the id.
+func MessageKey(id string) ReplyKey { return ReplyKey("message:" + review.KindPart(id)) }
+
+// AuthorKey is the key of the refusal of author, their stable name on
+// the review server.
+func AuthorKey(author string) ReplyKey { return ReplyKey("author:" + review.KindPart(author)) }
+
+// DeferKey is the key of the decide job of the GitHub comment with the id.
+func DeferKey(comment int64) ReplyKey { return ReplyKey("defer:" + strconv.FormatInt(comment, 10)) }
+
+// valid reports whether k is of one of the three kinds, with an id.
+func (k ReplyKey) valid() bool {
+	kind, id, ok := strings.Cut(string(k), ":")
+	return ok && id != "" && (kind == "message" || kind == "author" || kind == "defer")
 }
 
 // DeferredMaxAttempts is a decide job's attempts: River's backoff after
@@ -115,8 +161,6 @@ func (a *Args) Validate() error {
 		return fmt.Errorf("queue: job has no review")
 	case a.Review.GitHub != nil && a.Review.Gerrit != nil:
 		return fmt.Errorf("queue: job names both a pull request and a change as its review")
-	case a.Revision == "":
-		return fmt.Errorf("queue: job for %s has no revision (a job is bound to one patch set or head commit)", a.Review)
 	case a.Command == "":
 		return fmt.Errorf("queue: job for %s has no command", a.Review)
 	case (a.Command == CommandDecide) != (a.Deferred != nil):
@@ -124,18 +168,55 @@ func (a *Args) Validate() error {
 	case a.Deferred != nil && (a.Review.GitHub == nil || a.Deferred.Comment <= 0 || a.Deferred.Login == ""):
 		return fmt.Errorf("queue: job %s: a comment to decide on is a GitHub pull request's, with its id and author", a)
 	}
+	if err := a.checkBound(); err != nil {
+		return err
+	}
 	if err := a.Request.Validate(); err != nil {
 		return fmt.Errorf("queue: job %s: %w", a, err)
 	}
 	return nil
 }
 
+// checkBound checks what the job is bound to: a run job to a revision of
+// its review's kind, a job that runs nothing to its reply key; exactly one
+// of the two.
+func (a *Args) checkBound() error {
+	switch {
+	case a.IsReply() && !a.Revision.IsZero():
+		return fmt.Errorf("queue: job %s runs nothing, so it is bound to no revision, not %s", a, a.Revision)
+	case a.IsReply() && !a.Reply.valid():
+		return fmt.Errorf("queue: job %s for %s runs nothing, and needs a reply key (message:ID, author:ID or defer:ID), not %q", a.Command, a.Review, a.Reply)
+	case a.IsReply():
+		return nil
+	case a.Reply != "":
+		return fmt.Errorf("queue: job %s runs a command, so it is bound to a revision, not to the reply key %s", a, a.Reply)
+	case a.Revision.IsZero():
+		return fmt.Errorf("queue: job %s for %s has no revision (a job is bound to one patch set or head commit)", a.Command, a.Review)
+	case a.Review.Gerrit != nil && a.Revision.PatchSet <= 0:
+		return fmt.Errorf("queue: job %s: a change's revision names its patch set (PATCHSET:COMMIT)", a)
+	case a.Review.GitHub != nil && a.Revision.PatchSet != 0:
+		return fmt.Errorf("queue: job %s: a pull request's revision is its head commit alone, with no patch set", a)
+	}
+	return nil
+}
+
+// Bound returns what the job is bound to, as text: its revision ("3:5a295b0…",
+// a head commit), or for a job that runs nothing its reply key
+// ("message:1007"). Logs and the status page name a job by it.
+func (a *Args) Bound() string {
+	if a.Reply != "" {
+		return string(a.Reply)
+	}
+	return a.Revision.String()
+}
+
 // String names the job by its identity: "bench gerrit:go-review.googlesource.com:12345 @ 3:5a295b0",
-// with the options after the command when it has any ("bench -count 10 ...").
+// "help github:golang/go#7 @ message:1007", with the options after the
+// command when it has any ("bench -count 10 ...").
 func (a *Args) String() string {
 	c := a.Command
 	if a.Options != "" {
 		c += " " + a.Options
 	}
-	return c + " " + a.Review.String() + " @ " + a.Revision
+	return c + " " + a.Review.String() + " @ " + a.Bound()
 }

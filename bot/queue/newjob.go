@@ -39,8 +39,8 @@ type Origin struct {
 // for the post step: job.Request.GitHub or Gerrit, and what the caller
 // already knows, the branch). For Answer and Refuse, the reply: the post
 // step alone on req's target, once per message (help) or once per author
-// (refusal), the reply's identity standing where a revision would. Ignore
-// and Lookup make no job.
+// (refusal): bound to no revision, it is unique by its ReplyKey
+// (MessageKey, AuthorKey). Ignore and Lookup make no job.
 func NewJob(t review.Target, rev review.Revision, d command.Decision, o Origin, req job.Request) (*Args, error) {
 	a := &Args{Review: t, Who: o.Who, Delivery: o.Delivery}
 	switch d.Verdict {
@@ -52,26 +52,23 @@ func NewJob(t review.Target, rev review.Revision, d command.Decision, o Origin, 
 			return nil, fmt.Errorf("queue: %s: %s is not bound to a revision", t, d.Command.Name)
 		}
 		d.Command.Apply(&req)
-		a.Revision, a.Command, a.Options, a.Request = rev.String(), d.Command.Name, strings.Join(d.Command.Args, " "), req
+		a.Revision, a.Command, a.Options, a.Request = rev, d.Command.Name, strings.Join(d.Command.Args, " "), req
 	case command.Answer, command.Refuse:
 		if d.Reply == "" {
 			return nil, fmt.Errorf("queue: %s: no reply to post", t)
 		}
-		var key, kind string
+		var kind string
 		if d.Verdict == command.Answer {
 			if o.Message == "" {
 				return nil, fmt.Errorf("queue: %s: help for no message", t)
 			}
-			part := review.KindPart(o.Message)
-			key, a.Command, kind = "message:"+part, CommandHelp, "help-"+part
+			a.Reply, a.Command, kind = MessageKey(o.Message), CommandHelp, "help-"+review.KindPart(o.Message)
 		} else {
 			if o.Author == "" {
 				return nil, fmt.Errorf("queue: %s: a refusal of no author", t)
 			}
-			part := review.KindPart(o.Author)
-			key, a.Command, kind = "author:"+part, CommandRefuse, "refusal-"+part
+			a.Reply, a.Command, kind = AuthorKey(o.Author), CommandRefuse, "refusal-"+review.KindPart(o.Author)
 		}
-		a.Revision = key
 		a.Request = job.Request{
 			Steps:  []string{job.StepPost},
 			Post:   job.PostSettings{Kind: kind, Text: d.Reply},

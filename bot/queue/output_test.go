@@ -28,7 +28,7 @@ func TestOutput(t *testing.T) {
 	got := make(chan outcome, 10)
 	q := open(t, path, Options{Handler: func(ctx context.Context, j *Job) error {
 		switch j.Args.Revision {
-		case "done":
+		case revision("done"):
 			if err := j.RecordOutput(testOutput{URL: "https://github.example/o/r/pull/1#issuecomment-1", Values: []float64{1.5, 2.25}}); err != nil {
 				return Permanent(err)
 			}
@@ -36,7 +36,7 @@ func TestOutput(t *testing.T) {
 			err := j.RecordOutput(big)
 			got <- outcome{big: err, kept: string(j.Output())}
 			return nil
-		case "failed":
+		case revision("failed"):
 			// Recorded, then failed for good: the output is kept.
 			if err := j.RecordOutput(testOutput{URL: "https://gerrit.example/c/p/+/7/1"}); err != nil {
 				return Permanent(err)
@@ -106,7 +106,7 @@ func TestOutputRetried(t *testing.T) {
 		case j.Attempt == 1:
 			j.RecordOutput(testOutput{URL: "first"})
 			return errors.New("gerrit: 503 Service Unavailable")
-		case j.Args.Revision == "replaced":
+		case j.Args.Revision == revision("replaced"):
 			j.RecordOutput(testOutput{URL: "second"})
 		}
 		return nil

@@ -19,6 +19,7 @@ package queue
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -415,9 +416,9 @@ func (q *Queue) DB() DB { return q.db }
 // An InsertResult is what Insert did.
 type InsertResult struct {
 	ID int64 `json:"id"` // the job's id: the new job's, or the one already queued
-	// Duplicate reports that a job with the same (review, revision,
-	// command) was already queued, running or done, so nothing was
-	// inserted.
+	// Duplicate reports that a job with the same identity (review,
+	// revision or reply key, command, options: see Args) was already
+	// queued, running or done, so nothing was inserted.
 	Duplicate bool   `json:"duplicate"`
 	State     string `json:"state"` // the job's state now
 }
@@ -505,6 +506,21 @@ type worker struct {
 // Timeout overrides River's one-minute default with the queue's.
 func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.q.opts.Timeout }
 
+// Middleware decodes the job's stored arguments before River does. River
+// counts arguments that do not decode (a reply stored by an older
+// patchbot, its key in "revision": see Args) as a failed attempt and
+// retries them, though every attempt fails the same way; here the job is
+// cancelled at once, with the decoding error.
+func (w *worker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
+	return []rivertype.WorkerMiddleware{river.WorkerMiddlewareFunc(func(ctx context.Context, r *rivertype.JobRow, doInner func(context.Context) error) error {
+		var a Args
+		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
+			return river.JobCancel(fmt.Errorf("queue: job %d: its stored arguments do not decode, as a job queued by another version of patchbot may not: %w", r.ID, err))
+		}
+		return doInner(ctx)
+	})}
+}
+
 func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	if w.q.opts.Handler == nil {
 		// Only a queue with a handler has a River queue to fetch from.
@@ -587,7 +603,9 @@ func attemptErrors(es []rivertype.AttemptError) []AttemptError {
 	return out
 }
 
-// JobInfo is a job as a status page shows it.
+// JobInfo is a job as a status page shows it. Its Revision is what the
+// job is bound to, as Args.Bound gives it: the revision, or for a job
+// that runs nothing its reply key.
 type JobInfo struct {
 	ID       int64  `json:"id"`
 	Kind     string `json:"kind"`
@@ -708,13 +726,16 @@ func infoOf(r *rivertype.JobRow) JobInfo {
 		var id struct {
 			Review   string `json:"review"`
 			Revision string `json:"revision"`
+			Reply    string `json:"reply"`
 			Command  string `json:"command"`
 			Options  string `json:"options"`
 			Who      string `json:"who"`
 			Delivery string `json:"delivery"`
 		}
+		// As text, not as Args: a job stored by an older patchbot,
+		// which may not decode as Args, is listed too.
 		if err := json.Unmarshal(r.EncodedArgs, &id); err == nil {
-			info.Review, info.Revision, info.Command, info.Options, info.Who = id.Review, id.Revision, id.Command, id.Options, id.Who
+			info.Review, info.Revision, info.Command, info.Options, info.Who = id.Review, cmp.Or(id.Revision, id.Reply), id.Command, id.Options, id.Who
 			info.Delivery = id.Delivery
 		}
 	}

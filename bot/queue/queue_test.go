@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"crypto/sha1"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,15 +68,22 @@ func dbURL(t *testing.T) string {
 	return "sqlite:" + filepath.Join(t.TempDir(), "queue.db")
 }
 
-// args is a valid job: the built-in example, for a GitHub pull request.
-func args(revision string) *Args {
+// args is a valid job: the built-in example, for a GitHub pull request,
+// bound to revision(name).
+func args(name string) *Args {
 	return &Args{
 		Review:   target("github:golang/go#8311"),
-		Revision: revision,
+		Revision: revision(name),
 		Command:  "bench",
 		Who:      "gopher",
-		Delivery: "delivery-" + revision,
+		Delivery: "delivery-" + name,
 	}
+}
+
+// revision is a valid revision of a pull request, one for each name: the
+// name's SHA-1 as its head commit. A test tells its jobs apart by it.
+func revision(name string) review.Revision {
+	return review.Revision{Commit: fmt.Sprintf("%x", sha1.Sum([]byte(name)))}
 }
 
 func insert(t *testing.T, q *Queue, a *Args) InsertResult {
@@ -267,7 +275,7 @@ func TestWorkedOnce(t *testing.T) {
 	if want := info.AttemptedAt.Add(DefaultTimeout + DefaultRescueMargin); !j.RescueAt.Equal(want) {
 		t.Errorf("handler's job is rescued at %v; want %v, its start plus the rescue delay", j.RescueAt, want)
 	}
-	want := JobInfo{ID: res.ID, Kind: JobKind, Review: a.Review.String(), Revision: a.Revision, Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts, Delivery: a.Delivery}
+	want := JobInfo{ID: res.ID, Kind: JobKind, Review: a.Review.String(), Revision: a.Revision.String(), Command: "bench", Who: "gopher", State: "completed", Attempt: 1, MaxAttempts: DefaultMaxAttempts, Delivery: a.Delivery}
 	info.CreatedAt, info.ScheduledAt = time.Time{}, time.Time{}
 	if info.AttemptedAt.IsZero() || info.FinalizedAt.IsZero() {
 		t.Errorf("times not recorded: %+v", info)
@@ -294,6 +302,7 @@ func TestDuplicate(t *testing.T) {
 	other := []*Args{args("def"), args("abc"), args("abc")}
 	other[1].Command = "freeze"
 	other[2].Review = target("gerrit:go-review.googlesource.com:12345")
+	other[2].Revision.PatchSet = 1 // the same commit, as a change's patch set
 	for _, a := range other {
 		if res := insert(t, q, a); res.Duplicate || res.ID == first.ID {
 			t.Errorf("Insert(%s) = %+v; want a new job", a, res)
@@ -314,18 +323,30 @@ func TestDuplicate(t *testing.T) {
 func TestInsertRefusesInvalid(t *testing.T) {
 	t.Parallel()
 	q := open(t, dbURL(t), Options{})
+	rev := revision("1")
+	ps := review.Revision{PatchSet: 1, Commit: rev.Commit}
+	reply := replyArgs("1")
 	bad := map[string]*Args{
-		"no review":     {Revision: "1", Command: "bench"},
+		"no review":     {Revision: rev, Command: "bench"},
 		"no revision":   {Review: target("github:golang/go#1"), Command: "bench"},
-		"no command":    {Review: target("github:golang/go#1"), Revision: "1"},
-		"bench.count":   {Review: target("github:golang/go#1"), Revision: "1", Command: "bench", Request: job.Request{Bench: job.BenchSettings{Count: -1}}},
-		"unknown steps": {Review: target("github:golang/go#1"), Revision: "1", Command: "bench", Request: job.Request{Steps: []string{"deploy"}}},
+		"no command":    {Review: target("github:golang/go#1"), Revision: rev},
+		"bench.count":   {Review: target("github:golang/go#1"), Revision: rev, Command: "bench", Request: job.Request{Bench: job.BenchSettings{Count: -1}}},
+		"unknown steps": {Review: target("github:golang/go#1"), Revision: rev, Command: "bench", Request: job.Request{Steps: []string{"deploy"}}},
 		"both reviews": {Review: review.Target{GitHub: target("github:golang/go#1").GitHub, Gerrit: target("gerrit:go-review.googlesource.com:1").Gerrit},
-			Revision: "1", Command: "bench"},
+			Revision: rev, Command: "bench"},
+		"a patch set on GitHub":           {Review: target("github:golang/go#1"), Revision: ps, Command: "bench"},
+		"no patch set on Gerrit":          {Review: target("gerrit:go-review.googlesource.com:1"), Revision: rev, Command: "bench"},
+		"a run with a reply key":          {Review: target("github:golang/go#1"), Revision: rev, Reply: MessageKey("1"), Command: "bench"},
+		"a run with no revision":          {Review: target("github:golang/go#1"), Reply: MessageKey("1"), Command: "bench"},
+		"a reply with a revision":         {Review: reply.Review, Revision: rev, Reply: reply.Reply, Command: "help", Request: reply.Request},
+		"a reply with a revision, no key": {Review: reply.Review, Revision: rev, Command: "help", Request: reply.Request},
+		"a reply with no key":             {Review: reply.Review, Command: "help", Request: reply.Request},
+		"a reply key of no kind":          {Review: reply.Review, Reply: "comment:1", Command: "help", Request: reply.Request},
+		"a reply key with no id":          {Review: reply.Review, Reply: "message:", Command: "help", Request: reply.Request},
 	}
 	// A review that is not one is refused where the arguments are read.
 	var a Args
-	if err := json.Unmarshal([]byte(`{"review":"gitlab:x/y!1","revision":"1","command":"bench"}`), &a); err == nil || !strings.Contains(err.Error(), "github:OWNER/REPO#N") {
+	if err := json.Unmarshal([]byte(`{"review":"gitlab:x/y!1","revision":"`+rev.String()+`","command":"bench"}`), &a); err == nil || !strings.Contains(err.Error(), "github:OWNER/REPO#N") {
 		t.Errorf("decoding a job for gitlab:x/y!1: %v; want an error saying what a review looks like", err)
 	}
 	for name, a := range bad {
@@ -375,9 +396,9 @@ func TestRetry(t *testing.T) {
 
 func TestPermanentIsCancelled(t *testing.T) {
 	t.Parallel()
-	errs := map[string]error{
-		"1": Permanent(errors.New("change 12345 is gone")),
-		"2": fmt.Errorf("preparing: %w", &remedy.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
+	errs := map[review.Revision]error{
+		revision("1"): Permanent(errors.New("change 12345 is gone")),
+		revision("2"): fmt.Errorf("preparing: %w", &remedy.FieldError{Field: "gerrit.server", Reason: "not in the configuration"}),
 	}
 	var runs atomic.Int32
 	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
@@ -385,8 +406,8 @@ func TestPermanentIsCancelled(t *testing.T) {
 		return errs[j.Args.Revision]
 	}})
 	var ids []int64
-	for rev := range errs {
-		ids = append(ids, insert(t, q, args(rev)).ID)
+	for _, name := range []string{"1", "2"} {
+		ids = append(ids, insert(t, q, args(name)).ID)
 	}
 	start(t, q)
 	for _, id := range ids {
@@ -492,7 +513,7 @@ func TestDepth(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
-		if j.Args.Revision == "slow" {
+		if j.Args.Revision == revision("slow") {
 			<-release
 		}
 		return nil
@@ -514,7 +535,7 @@ func TestDepth(t *testing.T) {
 // replyArgs is a valid reply job: a help text to post on a pull request.
 func replyArgs(id string) *Args {
 	return &Args{
-		Review: target("github:golang/go#8311"), Revision: "comment:" + id, Command: "help", Who: "gopher",
+		Review: target("github:golang/go#8311"), Reply: MessageKey(id), Command: "help", Who: "gopher",
 		Request: job.Request{
 			Steps:  []string{job.StepPost},
 			GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("golang/go#8311")},

@@ -377,7 +377,7 @@ func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Qu
 // logJobs logs one line when a job starts and one when it ends.
 func logJobs(log *slog.Logger, h queue.Handler) queue.Handler {
 	return func(ctx context.Context, j *queue.Job) error {
-		a := []any{"job", j.ID, "review", j.Args.Review, "revision", j.Args.Revision, "command", j.Args.Command, "attempt", j.Attempt}
+		a := []any{"job", j.ID, "review", j.Args.Review, "revision", j.Args.Bound(), "command", j.Args.Command, "attempt", j.Attempt}
 		log.Info("job started", a...)
 		start := time.Now()
 		err := h(ctx, j)

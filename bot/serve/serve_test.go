@@ -448,7 +448,7 @@ func TestEndToEnd(t *testing.T) {
 	j := e.recv()
 	want := queue.Args{
 		Review:   review.GitHubTarget(review.PullRequest{Owner: "gopher", Repo: "codec", Number: 7}),
-		Revision: head1,
+		Revision: review.Revision{Commit: head1},
 		Command:  "bench",
 		Options:  "-count 5 ./codec",
 		Who:      "alice",
@@ -494,20 +494,20 @@ func TestEndToEnd(t *testing.T) {
 	// Another reviewer asking the same on the same head: the same job,
 	// and one reply to tom's comment saying where its answer is.
 	e.deliver("d-2", comment{ID: 43, Login: "tom", Body: "/patchbot bench -count 5 ./codec"}, 202)
-	if r := e.recv(); r.Args.Command != "help" || r.Args.Revision != "message:43" ||
+	if r := e.recv(); r.Args.Command != "help" || r.Args.Reply != "message:43" ||
 		r.Args.Request.Post.Text != "`/patchbot bench -count 5 ./codec` was asked already on "+head1+": nothing new is run. patchbot replies to it once, on this pull request." {
 		t.Errorf("the same command again: %s %q", &r.Args, r.Args.Request.Post.Text)
 	}
 	// With other options, it is another job.
 	e.deliver("d-2b", comment{ID: 46, Login: "tom", Body: "/patchbot bench -count 7 ./codec"}, 202)
-	if r := e.recv(); r.Args.Command != "bench" || r.Args.Options != "-count 7 ./codec" || r.Args.Revision != head1 {
+	if r := e.recv(); r.Args.Command != "bench" || r.Args.Options != "-count 7 ./codec" || r.Args.Revision.String() != head1 {
 		t.Errorf("other options: %s", &r.Args)
 	}
 	// A push, then a command: a new job at the new head; the old job
 	// stays bound to the old one.
 	e.gh.SetHead(7, head2)
 	e.deliver("d-3", comment{ID: 44, Body: "/patchbot bench"}, 202)
-	if j := e.recv(); j.Args.Revision != head2 || j.Args.Request.GitHub.HeadSHA != head2 || j.Args.Who != "alice" {
+	if j := e.recv(); j.Args.Revision.String() != head2 || j.Args.Request.GitHub.HeadSHA != head2 || j.Args.Who != "alice" {
 		t.Errorf("after the push: %+v", j.Args)
 	}
 	// freeze is a job too.
@@ -534,7 +534,7 @@ func TestReplies(t *testing.T) {
 
 	e.deliver("r-1", comment{ID: 50, Login: "bob", Body: "/patchbot bench"}, 202)
 	j := e.recv()
-	if a := j.Args; a.Command != queue.CommandRefuse || a.Revision != "author:bob" || a.Who != "bob" ||
+	if a := j.Args; a.Command != queue.CommandRefuse || a.Reply != "author:bob" || a.Who != "bob" ||
 		!slices.Equal(a.Request.Steps, []string{job.StepPost}) || a.Request.Post.Kind != "refusal-bob" ||
 		!strings.HasPrefix(a.Request.Post.Text, "Sorry, patchbot runs commands only for the project's reviewers") ||
 		a.Request.GitHub == nil || a.Request.GitHub.PullRequest.String() != "gopher/codec#7" || a.Request.GitHub.HeadSHA != "" {
@@ -553,7 +553,7 @@ func TestReplies(t *testing.T) {
 
 	e.deliver("r-4", comment{ID: 53, Body: "/patchbot help"}, 202)
 	j = e.recv()
-	if a := j.Args; a.Command != queue.CommandHelp || a.Revision != "message:53" || a.Request.Post.Kind != "help-53" || a.Request.Post.Text != command.Help() {
+	if a := j.Args; a.Command != queue.CommandHelp || a.Reply != "message:53" || a.Request.Post.Kind != "help-53" || a.Request.Post.Text != command.Help() {
 		t.Errorf("help: %+v", a)
 	}
 	e.deliver("r-5", comment{ID: 54, Body: "/patchbot bench -count 0"}, 202)
@@ -599,7 +599,7 @@ func TestStale(t *testing.T) {
 	e.deliver("s-1", comment{Body: "/patchbot bench", At: testNow.Add(-time.Hour)}, 202)
 	// One reply to the comment says why nothing ran.
 	j := e.recv()
-	if id := j.Args.Command + " " + j.Args.Review.String() + " @ " + j.Args.Revision; id != "help github:gopher/codec#7 @ message:1007" {
+	if id := j.Args.String(); id != "help github:gopher/codec#7 @ message:1007" {
 		t.Errorf("stale: job %s; want the reply to the comment", id)
 	}
 	if reply := j.Args.Request.Post.Text; !strings.Contains(reply, "written 1h0m1s ago") || !strings.Contains(reply, "ask again") {
@@ -677,8 +677,8 @@ func TestHeadBinding(t *testing.T) {
 	event("p-label", "labeled", 7, head1, 200, "ignored")
 	now = testNow.Add(time.Second)
 	e.deliver("c-1", comment{ID: 1, Body: "/patchbot bench"}, 202) // written at testNow
-	if j := e.recv(); j.Args.Revision != head1 || j.Args.Request.GitHub.Unverified {
-		t.Errorf("a command after the head: job %s @ %s, unverified %v; want a bench of %s", j.Args.Command, j.Args.Revision, j.Args.Request.GitHub.Unverified, head1)
+	if j := e.recv(); j.Args.Revision.String() != head1 || j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command after the head: job %s @ %s, unverified %v; want a bench of %s", j.Args.Command, j.Args.Bound(), j.Args.Request.GitHub.Unverified, head1)
 	}
 
 	// A push at testNow+5s, learned then; a command written before it,
@@ -689,29 +689,29 @@ func TestHeadBinding(t *testing.T) {
 	now = testNow.Add(9 * time.Second)
 	e.deliver("c-2", comment{ID: 2, Body: "/patchbot bench", At: testNow.Add(time.Second)}, 202)
 	j := e.recv()
-	if j.Args.Command != "help" || j.Args.Revision != "message:2" {
+	if j.Args.Command != "help" || j.Args.Reply != "message:2" {
 		t.Fatalf("a command before the push: job %s @ %s; want one reply to the comment", j.Args.Command, j.Args.Revision)
 	}
 	if text := j.Args.Request.Post.Text; !strings.Contains(text, "moved after this command was written: it is now "+head2) || !strings.Contains(text, "ask again") {
 		t.Errorf("the reply does not say the head moved: %q", text)
 	}
 	e.deliver("c-3", comment{ID: 3, Body: "/patchbot bench", At: testNow.Add(8 * time.Second)}, 202)
-	if j := e.recv(); j.Args.Revision != head2 || j.Args.Command != "bench" {
-		t.Errorf("a command after the push: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Revision, head2)
+	if j := e.recv(); j.Args.Revision.String() != head2 || j.Args.Command != "bench" {
+		t.Errorf("a command after the push: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Bound(), head2)
 	}
 
 	// A command written within headMargin of the push: which came first
 	// is not known, so it runs, unverified.
 	e.deliver("c-5", comment{ID: 5, Body: "/patchbot freeze", At: testNow.Add(4 * time.Second)}, 202)
-	if j := e.recv(); j.Args.Command != "freeze" || j.Args.Revision != head2 || !j.Args.Request.GitHub.Unverified {
-		t.Errorf("a command in the push's seconds: job %s @ %s, unverified %v; want an unverified freeze", j.Args.Command, j.Args.Revision, j.Args.Request.GitHub.Unverified)
+	if j := e.recv(); j.Args.Command != "freeze" || j.Args.Revision.String() != head2 || !j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command in the push's seconds: job %s @ %s, unverified %v; want an unverified freeze", j.Args.Command, j.Args.Bound(), j.Args.Request.GitHub.Unverified)
 	}
 
 	// No event for pull request 9: run, unverified.
 	e.gh.SetHead(9, head1)
 	e.deliver("c-4", comment{PR: 9, ID: 4, Body: "/patchbot bench"}, 202)
-	if j := e.recv(); j.Args.Revision != head1 || !j.Args.Request.GitHub.Unverified {
-		t.Errorf("a command with no recorded heads: job @ %s, unverified %v; want unverified", j.Args.Revision, j.Args.Request.GitHub.Unverified)
+	if j := e.recv(); j.Args.Revision.String() != head1 || !j.Args.Request.GitHub.Unverified {
+		t.Errorf("a command with no recorded heads: job @ %s, unverified %v; want unverified", j.Args.Bound(), j.Args.Request.GitHub.Unverified)
 	}
 
 	// Payloads invalid on their face: 400, nothing recorded.
@@ -773,7 +773,7 @@ func TestRateLimitDeferred(t *testing.T) {
 		t.Errorf("rate-limited delivery: %q", body)
 	}
 	j := e.recv()
-	if j.Args.Command != queue.CommandDecide || j.Args.Deferred == nil || j.Args.Deferred.Body != "/patchbot bench" || j.Args.Revision != "defer:77" {
+	if j.Args.Command != queue.CommandDecide || j.Args.Deferred == nil || j.Args.Deferred.Body != "/patchbot bench" || j.Args.Reply != "defer:77" {
 		t.Fatalf("queued %s (%+v); want a decide job with the comment", &j.Args, j.Args.Deferred)
 	}
 	// Still limited: the queue retries the decision.
@@ -786,7 +786,7 @@ func TestRateLimitDeferred(t *testing.T) {
 	if err := e.h.Decide(t.Context(), j); err != nil {
 		t.Fatal(err)
 	}
-	if b := e.recv(); b.Args.Command != "bench" || b.Args.Revision != head1 || b.Args.Who != "alice" {
+	if b := e.recv(); b.Args.Command != "bench" || b.Args.Revision.String() != head1 || b.Args.Who != "alice" {
 		t.Errorf("decided: %s; want alice's bench of %s", &b.Args, head1)
 	}
 	e.wantJobs("bench github:gopher/codec#7 @ "+head1, "decide github:gopher/codec#7 @ defer:77")

@@ -545,7 +545,7 @@ func (h *Handler) alreadyAsked(ctx context.Context, a *queue.Args, prev queue.Jo
 	if a.Options != "" {
 		asked += " " + a.Options
 	}
-	text := fmt.Sprintf("%s was asked already on %s: nothing new is run.", escape.MarkdownCode(asked), a.Revision)
+	text := fmt.Sprintf("%s was asked already on %s: nothing new is run.", escape.MarkdownCode(asked), a.Bound())
 	if out, err := h.cfg.Results(ctx, prev); err == nil && out != nil && out.URL != "" {
 		return text + " Its answer: " + out.URL
 	}
@@ -554,7 +554,7 @@ func (h *Handler) alreadyAsked(ctx context.Context, a *queue.Args, prev queue.Jo
 
 // insert queues a and says what became of it.
 func (h *Handler) insert(ctx context.Context, d *delivery, a *queue.Args) (outcome, queue.InsertResult) {
-	d.add(slog.String("revision", a.Revision), slog.String("command", a.Command))
+	d.add(slog.String("revision", a.Bound()), slog.String("command", a.Command))
 	res, err := h.cfg.Queue.Insert(ctx, a)
 	if err != nil {
 		d.add(slog.String("error", err.Error()))
@@ -587,7 +587,7 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 	dc.Until = h.cfg.Now().Add(wait).Truncate(time.Second)
 	a := &queue.Args{
 		Review:   review.GitHubTarget(pr),
-		Revision: "defer:" + strconv.FormatInt(c.Comment, 10),
+		Reply:    queue.DeferKey(c.Comment),
 		Command:  queue.CommandDecide,
 		Who:      c.Login,
 		Delivery: d.id,

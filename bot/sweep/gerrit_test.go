@@ -335,11 +335,11 @@ func TestStaleGerrit(t *testing.T) {
 		if j.Attempt != j.MaxAttempts {
 			t.Errorf("job %s: attempt %d of %d", &j.Args, j.Attempt, j.MaxAttempts)
 		}
-		ran = append(ran, j.Args.Review.String()+" "+j.Args.Revision[:2])
+		ran = append(ran, j.Args.Review.String()+" "+strconv.Itoa(j.Args.Revision.PatchSet))
 		return nil
 	}
 	tr := sweep(Options{Work: work})
-	if want := []string{"gerrit:" + host + ":" + n + " 2:", "gerrit:" + host + ":" + o + " 2:"}; !slices.Equal(ran, want) {
+	if want := []string{"gerrit:" + host + ":" + n + " 2", "gerrit:" + host + ":" + o + " 2"}; !slices.Equal(ran, want) {
 		t.Errorf("ran %v, want %v", ran, want)
 	}
 	if !strings.Contains(tr.Summary, "2 benchmarked here") {

@@ -68,8 +68,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	} else {
 		g := a.Request.Gerrit
 		req.Gerrit = &job.Gerrit{Server: g.Server, Change: g.Change, Revision: g.Revision}
-		rev, _ := review.ParseRevision(a.Revision) // checked by checkTarget
-		where = fmt.Sprintf("patch set %d (%s)", rev.PatchSet, abbrev.Hash(g.Revision))
+		where = fmt.Sprintf("patch set %d (%s)", a.Revision.PatchSet, abbrev.Hash(g.Revision))
 		kind += "-failed"
 	}
 	root := ""

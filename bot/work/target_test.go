@@ -11,7 +11,8 @@ import (
 
 // TestCheckTarget: a job's replies go to its own review only. The request
 // must name the job's review and revision, typed in the job and written
-// out in the request.
+// out in the request; a revision is "PATCHSET:COMMIT" on Gerrit and
+// "COMMIT" on GitHub, as the queue stores it.
 func TestCheckTarget(t *testing.T) {
 	const c1, c2 = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
 	cfg := config.Default()
@@ -27,6 +28,7 @@ func TestCheckTarget(t *testing.T) {
 	}{
 		{"github", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1"), HeadSHA: c1}}, true},
 		{"github, another pull request", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#2"), HeadSHA: c1}}, false},
+		{"github, a patch set", "github:owner/repo#1", "3:" + c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1"), HeadSHA: c1}}, false},
 		{"github, another head", "github:owner/repo#1", c1, job.Request{GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1"), HeadSHA: c2}}, false},
 		{"github job, gerrit request", "github:owner/repo#1", c1, gerrit("https://go-review.googlesource.com", "1", c1), false},
 		{"gerrit", "gerrit:go-review.googlesource.com:12", "3:" + c1, gerrit("https://go-review.googlesource.com", "12", c1), true},
@@ -40,8 +42,12 @@ func TestCheckTarget(t *testing.T) {
 		{"gerrit, no patch set", "gerrit:go-review.googlesource.com:12", c1, gerrit("https://go-review.googlesource.com", "12", c1), false},
 		{"no target in the request", "gerrit:go-review.googlesource.com:12", "3:" + c1, job.Request{}, false},
 	} {
-		a := &queue.Args{Review: mustTarget(t, tc.review), Revision: tc.revision, Command: "bench"}
-		err := checkTarget(a, &tc.req, cfg)
+		rev, err := review.ParseRevision(tc.revision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &queue.Args{Review: mustTarget(t, tc.review), Revision: rev, Command: "bench"}
+		err = checkTarget(a, &tc.req, cfg)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: checkTarget = %v; want ok %v", tc.name, err, tc.ok)
 		}

@@ -219,7 +219,7 @@ func newGitHub(t *testing.T) *githubSetup {
 func (s *githubSetup) benchJob(n int, head string) *queue.Job {
 	pr := review.PullRequest{Owner: "owner", Repo: "repo", Number: n}
 	return &queue.Job{ID: 1, Attempt: 1, MaxAttempts: 5, Args: queue.Args{
-		Review: review.GitHubTarget(pr), Revision: head, Command: "bench", Who: "gopher", Delivery: "d1",
+		Review: review.GitHubTarget(pr), Revision: review.Revision{Commit: head}, Command: "bench", Who: "gopher", Delivery: "d1",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the base, as the webhook read it
@@ -570,7 +570,7 @@ func TestFailureReplyRescueDue(t *testing.T) {
 
 func TestPostOnly(t *testing.T) {
 	s := newGitHub(t)
-	j := &queue.Job{Args: queue.Args{Review: mustTarget(t, "github:owner/repo#1"), Revision: "comment:7", Command: "help",
+	j := &queue.Job{Args: queue.Args{Review: mustTarget(t, "github:owner/repo#1"), Reply: queue.MessageKey("7"), Command: "help",
 		Request: job.Request{Steps: []string{job.StepPost}, Post: job.PostSettings{Kind: "help-7", Text: "the help"},
 			GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("owner/repo#1")}}}}
 	for range 2 {
@@ -637,7 +637,7 @@ func TestGerrit(t *testing.T) {
 	env := map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password}
 	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Config: cfg, Env: job.Env{Getenv: func(k string) string { return env[k] }}}
 	j := &queue.Job{Args: queue.Args{
-		Review: mustTarget(t, "gerrit:"+u.Host+":"+change), Revision: "1:" + ps1, Command: "bench",
+		Review: mustTarget(t, "gerrit:"+u.Host+":"+change), Revision: review.Revision{PatchSet: 1, Commit: ps1}, Command: "bench",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: branch,
@@ -671,7 +671,7 @@ func TestGerrit(t *testing.T) {
 	// reply saying so, and the change is not tagged wait-release, nor
 	// given freeze's own message.
 	fj := &queue.Job{Args: queue.Args{
-		Review: j.Args.Review, Revision: "2:" + ps2, Command: "freeze",
+		Review: j.Args.Review, Revision: review.Revision{PatchSet: 2, Commit: ps2}, Command: "freeze",
 		Request: job.Request{
 			Steps:  []string{job.StepFreeze, job.StepPost},
 			At:     time.Date(2014, 10, 1, 12, 0, 0, 0, time.UTC),
@@ -719,7 +719,7 @@ func TestGerrit(t *testing.T) {
 
 	// A job whose commit is not patch set 1's is refused, and posts nothing.
 	bad := *j
-	bad.Args.Revision = "1:" + ps2
+	bad.Args.Revision = review.Revision{PatchSet: 1, Commit: ps2}
 	bad.Args.Request.Gerrit = &job.Gerrit{Server: gs.URL, Change: change, Revision: ps2}
 	for range 2 { // and a rescue: still one failure reply
 		if err := w.Handle(ctx, &bad); !permanent(err) {

@@ -211,7 +211,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 		if clone == "" {
 			return nil, fmt.Errorf("GitHub named no git URL for %s (base.repo.clone_url): nothing to fetch it from", pr)
 		}
-		bound := a.Revision
+		bound := a.Revision.Commit // a head commit, as checkTarget checked
 		return &binding{
 			src: Source{
 				URL:        clone,
@@ -240,8 +240,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 	default:
 		// Checked by checkTarget.
 		g := req.Gerrit
-		rev, _ := review.ParseRevision(a.Revision)
-		psn, commit := rev.PatchSet, rev.Commit
+		psn, commit := a.Revision.PatchSet, a.Revision.Commit
 		change := a.Review.Gerrit.Number // the request's, as checkTarget checked
 		server := gerritServer(g, cfg)
 		gc, err := clients.Gerrit(server)
@@ -302,14 +301,13 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 func checkTarget(a *queue.Args, req *job.Request, cfg *config.Config) error {
 	switch {
 	case a.Review.GitHub != nil && req.GitHub != nil:
-		if req.GitHub.PullRequest != *a.Review.GitHub || a.Revision != req.GitHub.HeadSHA {
+		if req.GitHub.PullRequest != *a.Review.GitHub || a.Revision.IsZero() || a.Revision != (review.Revision{Commit: req.GitHub.HeadSHA}) {
 			return queue.Permanent(fmt.Errorf("work: %s: the request's pull request and head (%s @ %s) are not the job's", a, req.GitHub.PullRequest, req.GitHub.HeadSHA))
 		}
 		return nil
 	case a.Review.Gerrit != nil && req.Gerrit != nil:
 		g := req.Gerrit
-		rev, err := review.ParseRevision(a.Revision)
-		if err != nil || rev.PatchSet == 0 || g.Change == "" || g.Revision != rev.Commit {
+		if a.Revision.PatchSet <= 0 || g.Change == "" || g.Revision != a.Revision.Commit {
 			return queue.Permanent(fmt.Errorf("work: %s: revision %q is not PATCHSET:COMMIT of the request's change (%s @ %s)", a, a.Revision, g.Change, g.Revision))
 		}
 		change, err := strconv.Atoi(g.Change)
