@@ -436,6 +436,9 @@ func (f *Freeze) validate() error {
 	if err := f.Calendar.check(); err != nil {
 		return &keyError{"calendar", err}
 	}
+	if len(f.Calendar) == 0 && f.Rule.First == "" {
+		return &keyError{"projects", errors.New("the policy has neither a calendar nor a rule (freeze.calendar, freeze.rule.first) to answer from: a file that names freeze.projects writes a whole policy, without Go's calendar and rule; give its own")}
+	}
 	if err := f.Rule.check(); err != nil {
 		if ke, ok := errors.AsType[*keyError](err); ok {
 			return &keyError{"rule." + ke.key, ke.err}

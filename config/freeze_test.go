@@ -129,6 +129,7 @@ func TestFreezeErrors(t *testing.T) {
 		{"freeze:\n  calendar:\n    - go1.30\n",
 			"user.yaml:3: freeze.calendar: must be a mapping of releases to windows like go1.4: {freeze: 2014-09-01, reopen: 2014-12-10, release: 2014-12-10}, not a list"},
 		{"freeze:\n  branches: []\n", "user.yaml:2: freeze.branches: must name at least one branch, like master"},
+		{"freeze:\n  projects: [\"*\"]\n", `user.yaml:2: freeze.projects: the policy has neither a calendar nor a rule (freeze.calendar, freeze.rule.first) to answer from: a file that names freeze.projects writes a whole policy, without Go's calendar and rule; give its own`},
 		{"freeze:\n  projects: []\n", `user.yaml:2: freeze.projects: must name at least one repository, like github.com/golang/go, or "*" for every repository`},
 		{"freeze:\n  projects: [https://github.com/golang/go]\n", `user.yaml:2: freeze.projects: "https://github.com/golang/go": want the repository's host and path without a scheme, like github.com/golang/go`},
 		{"freeze:\n  projects: [github.com/golang/go.git]\n", `user.yaml:2: freeze.projects: "github.com/golang/go.git": want the repository's host and path without .git or a final slash, like github.com/golang/go`},

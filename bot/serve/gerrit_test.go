@@ -422,6 +422,8 @@ run:
 freeze:
   branches: [master, %s]
   projects: ["*"]
+  calendar:
+    go1.4: {freeze: 2014-09-01, reopen: 2014-12-10, release: 2014-12-10}
   live: {gerrit: "", github: "", downloads: ""}
 `, gs.URL, branch) + serveGerritConfig(group, trusted.User, hashtag)
 		file := filepath.Join(dir, "patchbot.yaml")

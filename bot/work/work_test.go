@@ -630,7 +630,7 @@ func TestGerrit(t *testing.T) {
 	// The project's own policy, for its own repository: the worker
 	// knows the project by the server's URL for it.
 	u, _ := url.Parse(gs.URL)
-	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n  projects: [%s/%s]\n", branch, u.Hostname(), gs.Project)))
+	cfg, err := config.Parse("work.yaml", []byte(fmt.Sprintf("freeze:\n  branches: [master, %s]\n  projects: [%s/%s]\n  calendar:\n    go1.4: {freeze: 2014-09-01, reopen: 2014-12-10, release: 2014-12-10}\n", branch, u.Hostname(), gs.Project)))
 	if err != nil {
 		t.Fatal(err)
 	}
