@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -22,6 +23,8 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
@@ -326,6 +329,33 @@ func pollName(server string) string {
 	return strings.Trim(u.Host+u.Path, "/")
 }
 
+// askedAgain answers a review message that asks what another message
+// asked already on the same patch set (job id): one reply, to that
+// message, saying where the answer is. The message that queued the job,
+// read again by a later poll, is not answered.
+func askedAgain(ctx context.Context, q *queue.Queue, log *slog.Logger, ev *poll.Event, a *queue.Args, id int64) error {
+	prev, err := q.Job(ctx, id)
+	if err != nil {
+		return err
+	}
+	if prev.Delivery == ev.MessageID {
+		return nil
+	}
+	where := fmt.Sprintf("patch set %d (%s)", ev.PatchSet, abbrev.Hash(ev.Commit))
+	again := *ev
+	again.Decision = command.Decision{Verdict: command.Answer, Reply: alreadyAsked(ctx, readResults, a, prev, escape.Gerrit, where, "change")}
+	r, err := again.ReplyArgs()
+	if err != nil {
+		return err
+	}
+	res, err := q.Insert(ctx, r)
+	if err != nil {
+		return err
+	}
+	log.Info("gerrit message asks again", "review", ev.Review(), "message", ev.MessageID, "asked", prev.ID, "job", res.ID, "duplicate", res.Duplicate)
+	return nil
+}
+
 // pollOnce polls the Gerrit server once, queueing each event's job or
 // reply; the queue runs it every Options.Poll (queue.Periodic), on one
 // process of those on the database at a time. state is the cursor the last
@@ -361,6 +391,9 @@ func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Qu
 		log.Info("gerrit message", "review", ev.Review(), "patch_set", ev.PatchSet, "message", ev.MessageID,
 			"author", ev.Author.String(), "verdict", ev.Decision.Verdict, "command", a.Command,
 			"job", res.ID, "duplicate", res.Duplicate)
+		if res.Duplicate && ev.Decision.Verdict == command.Run {
+			return askedAgain(ctx, q, log, ev, a, res.ID)
+		}
 		return nil
 	})
 	if err != nil && ctx.Err() == nil {

@@ -210,7 +210,7 @@ func New(cfg Config) (*Handler, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.Results == nil {
-		cfg.Results = func(_ context.Context, j queue.JobInfo) (*work.Output, error) { return work.ReadOutput(j.Output()) }
+		cfg.Results = readResults
 	}
 	cfg.Secret = append([]byte(nil), cfg.Secret...)
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,
@@ -232,4 +232,10 @@ func New(cfg Config) (*Handler, error) {
 // method on a route a 405.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
+}
+
+// readResults reads a finished job's output from the queue, where the
+// worker recorded it.
+func readResults(_ context.Context, j queue.JobInfo) (*work.Output, error) {
+	return work.ReadOutput(j.Output())
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
@@ -541,15 +542,23 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 // alreadyAsked says, to a comment that asks what was asked already on the
 // same commit, where the answer is: the reply's link once it is posted.
 func (h *Handler) alreadyAsked(ctx context.Context, a *queue.Args, prev queue.JobInfo) string {
+	return alreadyAsked(ctx, h.cfg.Results, a, prev, escape.MarkdownCode, a.Revision.Commit, "pull request")
+}
+
+// alreadyAsked is the reply to a command asked already on the same
+// revision (a, queued as prev), on GitHub and Gerrit alike: the command as
+// code (the reviewer's own text, made inert), the revision, and the link
+// to the earlier answer, or that it will come once, on this review (kind).
+func alreadyAsked(ctx context.Context, results func(context.Context, queue.JobInfo) (*work.Output, error), a *queue.Args, prev queue.JobInfo, code func(string) string, where, kind string) string {
 	asked := command.Prefix + " " + a.Command
 	if a.Options != "" {
 		asked += " " + a.Options
 	}
-	text := fmt.Sprintf("%s was asked already on %s: nothing new is run.", escape.MarkdownCode(asked), a.Bound())
-	if out, err := h.cfg.Results(ctx, prev); err == nil && out != nil && out.URL != "" {
+	text := fmt.Sprintf("%s was asked already on %s: nothing new is run.", code(asked), where)
+	if out, err := results(ctx, prev); err == nil && out != nil && out.URL != "" {
 		return text + " Its answer: " + out.URL
 	}
-	return text + " patchbot replies to it once, on this pull request."
+	return text + " patchbot replies to it once, on this " + kind + "."
 }
 
 // insert queues a and says what became of it.
