@@ -46,8 +46,15 @@ type serveFixture struct {
 	secret []byte
 	db     string   // the queue's -db URL
 	args   []string // the command line, but -work
-	gh     string   // the directory of bare repositories: GitHub's git (the fake's clone URLs)
-	head   string   // every pull request's head commit in the bare repository
+	// env is the command's environment: this process's, with the
+	// fixture's home, state, cache and credentials. The test process's
+	// own is left alone, so that tests can run in parallel.
+	env []string
+	// wrap, when set, is the command line the command runs under
+	// (bwrap and its options, ending in "--").
+	wrap   []string
+	gh     string // the directory of bare repositories: GitHub's git (the fake's clone URLs)
+	head   string // every pull request's head commit in the bare repository
 	client *http.Client
 	code   chan int
 	cancel func() // SIGTERM
@@ -71,6 +78,20 @@ const serveTestConfig = `review:
   max_wait: 200ms
   timeout: 5s
 `
+
+// serveEnv returns this process's environment with vars set in it (an
+// empty value set empty), for a command the test starts.
+func serveEnv(vars map[string]string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, ok := vars[k]
+		return ok
+	})
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
 
 // startServe starts 'patchbot serve' with the given number of workers on
 // a free loopback port, with a temporary queue and work directory, the fake
@@ -132,16 +153,17 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	f.fake.SetPermission("gopher", "write")
 	f.openPRs(prs...)
 
-	tb.Setenv("HOME", filepath.Join(root, "home"))
-	tb.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
-	// The sandbox's build cache, shared by the tests as the scripts
-	// share it (scriptSetup): filled, it saves a build of the standard
-	// library per test.
-	tb.Setenv("XDG_CACHE_HOME", testCacheHome)
-	tb.Setenv(serve.EnvWebhookSecret, serveSecret)
-	tb.Setenv(review.EnvGitHubToken, serveToken)
-	tb.Setenv(review.EnvGitHubAPIURL, f.fake.URL)
-	tb.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
+	f.env = serveEnv(map[string]string{
+		"HOME":           filepath.Join(root, "home"),
+		"XDG_STATE_HOME": filepath.Join(root, "state"),
+		// The sandbox's build cache, shared by the tests as the
+		// scripts share it (scriptSetup).
+		"XDG_CACHE_HOME":           testCacheHome,
+		serve.EnvWebhookSecret:     serveSecret,
+		review.EnvGitHubToken:      serveToken,
+		review.EnvGitHubAPIURL:     f.fake.URL,
+		"PATCHBOT_GERRIT_PASSWORD": "",
+	})
 	f.fake.SetCloneURL(bare)
 	cfgFile := filepath.Join(root, "config.yaml")
 	if err := os.WriteFile(cfgFile, []byte(serveTestConfig), 0o666); err != nil {
@@ -171,7 +193,10 @@ func (f *serveFixture) openPRs(ns ...int) {
 func (f *serveFixture) start() {
 	tb := f.tb
 	tb.Helper()
-	cmd := exec.Command(patchbotBin, append(slices.Clone(f.args), "-work", tb.TempDir())...)
+	args := append(slices.Clone(f.wrap), patchbotBin)
+	args = append(args, f.args...)
+	cmd := exec.Command(args[0], append(args[1:], "-work", tb.TempDir())...)
+	cmd.Env = f.env
 	cmd.Stderr = f.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -578,6 +603,7 @@ func commentsPath(n int) string { return fmt.Sprintf("/api/v3/repos/owner/repo/i
 // exactly one reply of each kind, and the queue exactly the three jobs,
 // completed.
 func TestServeGitHub5xx(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 1, 1, 2, 3)
 	freezeD := signedDelivery("d-freeze", ghComment{pr: 1, id: 11, login: "gopher", body: "/patchbot freeze"})
 	helpD := signedDelivery("d-help", ghComment{pr: 2, id: 21, login: "gopher", body: "/patchbot help"})
@@ -709,6 +735,7 @@ func keys[V any](m map[string]V) []string {
 // that the client gives up and the queue runs the job again). Either way
 // the retry finds the comment by its marker and posts no second one.
 func TestServeGitHubLostReply(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 1, 4, 5)
 	lost := f.faults.add(&fault{method: "POST", path: commentsPath(4), n: 1, how: lostAnswer})
 	lied := f.faults.add(&fault{method: "POST", path: commentsPath(5), n: 1, how: badGatewayLie})
@@ -750,6 +777,7 @@ func TestServeGitHubLostReply(t *testing.T) {
 // the queue's retry posts it once the limit is gone, rather than the job
 // being cancelled and the reply lost.
 func TestServeGitHubRateLimited(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 1, 6, 7)
 	f.faults.add(&fault{method: "POST", path: commentsPath(6), n: 1, how: rateLimited})
 	f.faults.add(&fault{method: "POST", path: commentsPath(7), n: 1, how: secondaryLimited})
@@ -773,6 +801,7 @@ func TestServeGitHubRateLimited(t *testing.T) {
 // form-encoded delivery 415, a GET of the webhook 405; nothing is queued,
 // nothing is asked of GitHub, and the server goes on answering.
 func TestServeBadInput(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 0, 1)
 	big := ghComment{pr: 1, id: 1, login: "gopher", body: "/patchbot help\n\n" + strings.Repeat("x", 2<<20)}
 	bigD := signedDelivery("b-big", big)
@@ -1121,12 +1150,12 @@ func testServeLoad(t *testing.T, db string, procs int) {
 // startLoadProcs starts n 'patchbot serve' processes (startServeProc) on
 // f's queue, fake GitHub and repositories, as n machines would run them:
 // each with serveLoadWorkers workers and reply workers, a work directory
-// and a port of its own. They take the environment startServeOn set (the
-// secret, the token, the fake's URL, HOME and the XDG directories), and
+// and a port of its own. They take f's environment (the secret, the
+// token, the fake's URL, HOME and the XDG directories), and
 // the fake GitHub's clone URL of the bare repository.
 func startLoadProcs(t *testing.T, f *serveFixture, n int) []*serveProc {
 	t.Helper()
-	env := os.Environ()
+	env := f.env
 	w := fmt.Sprint(serveLoadWorkers)
 	var ps []*serveProc
 	for i := range n {
@@ -1202,6 +1231,7 @@ func BenchmarkServeWebhook(b *testing.B) {
 // reply: each reply is a comment of its own, by its own account, and a
 // second run of the job edits that one.
 func TestServeMarkerSpoof(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 1, 8)
 	f.fake.SetPermission(reviewtest.Bot, "write")
 	spoofs := []reviewtest.Comment{
@@ -1252,6 +1282,7 @@ func TestServeMarkerSpoof(t *testing.T) {
 // run: one reply, by patchbot, says the head moved and to ask again. A
 // command written after the push runs on the new head.
 func TestServeHeadMoved(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 1, 12)
 	pushEvent := func(id, action, sha string) {
 		t.Helper()
@@ -1292,6 +1323,7 @@ func TestServeHeadMoved(t *testing.T) {
 // queue can take a job. The SQLite file deleted under the running process
 // makes it 503, saying why (jobs stored there would be lost), at once.
 func TestServeHealthz(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 0)
 	get := func() (int, string) {
 		t.Helper()
@@ -1326,11 +1358,13 @@ func TestServeHealthz(t *testing.T) {
 // work directory of a running one is refused at start, exit 2, naming
 // the first; the first goes on.
 func TestServeWorkRootTaken(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 0)
 	work := t.TempDir()
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", f.db, "-workers", "1", "-unsafe-no-sandbox", "-work", work}
-	first := startServeProc(t, "first", os.Environ(), args...)
+	first := startServeProc(t, "first", f.env, args...)
 	cmd := exec.Command(patchbotBin, append([]string{"serve"}, args...)...)
+	cmd.Env = f.env
 	out, err := cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "-work: work directory "+work+" is in use by another process (pid "+strconv.Itoa(first.cmd.Process.Pid)) {
 		t.Errorf("a second serve on the same work directory: %v\n%s", err, out)
@@ -1343,9 +1377,10 @@ func TestServeWorkRootTaken(t *testing.T) {
 // not name, serve refuses to start until it is told the account: no reply
 // could find its own comment otherwise. Told (-github-login), it serves.
 func TestServeAppToken(t *testing.T) {
+	t.Parallel()
 	f := startServe(t, 0)
 	f.fake.AddToken("ghs_apptoken0123456789", "patchbot-app[bot]")
-	env := append(os.Environ(), review.EnvGitHubToken+"=ghs_apptoken0123456789")
+	env := append(slices.Clone(f.env), review.EnvGitHubToken+"=ghs_apptoken0123456789")
 	args := []string{"serve", "-config", f.args[2], "-listen", "127.0.0.1:0", "-db", f.db, "-workers", "0", "-reply-workers", "0"}
 	cmd := exec.Command(patchbotBin, args...)
 	cmd.Env = env

@@ -365,6 +365,7 @@ func serveGerritConfig(group, trusted, hashtag string) string {
 //     queued by a survivor once the dead one's lease has lapsed, and each
 //     message is queued and replied to once.
 func TestServeGerrit(t *testing.T) {
+	t.Parallel()
 	gs := gerrittest.Get(t)
 	start := time.Now()
 	b := make([]byte, 4)

@@ -145,6 +145,7 @@ func firstToLog(t *testing.T, within time.Duration, want string, ps ...*servePro
 // for the job of a dead process once its -job-timeout and margin have
 // passed, runs it, and it is replied to once.
 func TestServeKilledMidJob(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits a minute for the rescue")
 	}
@@ -174,7 +175,7 @@ func TestServeKilledMidJob(t *testing.T) {
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
 		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
-	env := os.Environ()
+	env := f.env
 	ps := []*serveProc{
 		startServeProc(t, "serve 1", env, append(args, "-work", t.TempDir())...),
 		startServeProc(t, "serve 2", env, append(args, "-work", t.TempDir())...),
@@ -216,7 +217,7 @@ func TestServeStartTogether(t *testing.T) {
 		for i := range procs {
 			wg.Go(func() {
 				<-start
-				procs[i] = startServeProc(t, fmt.Sprintf("round %d serve %d", round, i+1), os.Environ(),
+				procs[i] = startServeProc(t, fmt.Sprintf("round %d serve %d", round, i+1), f.env,
 					"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db, "-workers", "0", "-reply-workers", "1")
 			})
 		}

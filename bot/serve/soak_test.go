@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,7 +139,7 @@ func TestServeSoak(t *testing.T) {
 	var to []*serveFixture // the fixture, talking to each process
 	for i := range 2 {
 		dir := filepath.Join(root, strconv.Itoa(i+1))
-		env := append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
+		env := append(slices.Clone(f.env), "TMPDIR="+tmp, "XDG_STATE_HOME="+filepath.Join(dir, "state"),
 			review.EnvGerritUser+"="+gs.User, review.EnvGerritPassword+"="+gs.Password)
 		p := startServeProc(t, fmt.Sprintf("serve %d", i+1), env, "-config", cfg, "-db", db, "-listen", "127.0.0.1:0",
 			"-workers", "1", "-unsafe-no-sandbox", "-poll", "5s", "-work", filepath.Join(dir, "work"))

@@ -65,6 +65,7 @@ func serveGit(t testing.TB, dir string, args ...string) string {
 // same delivery again, still one; /api/jobs and the status page show the
 // comment's link, the table and a plot; SIGTERM stops it, exit 0.
 func TestServeGitHub(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	src, gh := filepath.Join(root, "src"), filepath.Join(root, "gh")
 	bare := filepath.Join(gh, "owner", "repo")
@@ -102,16 +103,18 @@ func TestServeGitHub(t *testing.T) {
 	fake.SetPermission("gopher", "write")
 
 	secret := "serve-test-secret-0123456789"
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
-	// The sandbox's build cache, shared by the tests as the scripts
-	// share it (scriptSetup): filled, it saves a build of the standard
-	// library per test.
-	t.Setenv("XDG_CACHE_HOME", testCacheHome)
-	t.Setenv(serve.EnvWebhookSecret, secret)
-	t.Setenv(review.EnvGitHubToken, reviewtest.Token)
-	t.Setenv(review.EnvGitHubAPIURL, fake.URL)
-	t.Setenv("PATCHBOT_GERRIT_PASSWORD", "")
+	env := serveEnv(map[string]string{
+		"HOME":           filepath.Join(root, "home"),
+		"XDG_STATE_HOME": filepath.Join(root, "state"),
+		// The sandbox's build cache, shared by the tests as the
+		// scripts share it (scriptSetup): filled, it saves a build of
+		// the standard library per test.
+		"XDG_CACHE_HOME":           testCacheHome,
+		serve.EnvWebhookSecret:     secret,
+		review.EnvGitHubToken:      reviewtest.Token,
+		review.EnvGitHubAPIURL:     fake.URL,
+		"PATCHBOT_GERRIT_PASSWORD": "",
+	})
 	fake.SetCloneURL(bare)
 	cfgFile := filepath.Join(root, "config.yaml")
 	if err := os.WriteFile(cfgFile, []byte("run:\n  count: 2\n  benchtime: 1x\n"), 0o666); err != nil {
@@ -120,6 +123,7 @@ func TestServeGitHub(t *testing.T) {
 
 	var stderr syncBuffer
 	cmd := exec.Command(patchbotBin, "serve", "-unsafe-no-sandbox", "-config", cfgFile, "-listen", "127.0.0.1:0", "-db", "sqlite:"+filepath.Join(root, "q.db"), "-work", filepath.Join(root, "work"))
+	cmd.Env = env
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
