@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/internal/pgtest"
+	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
@@ -58,6 +60,7 @@ type serveFixture struct {
 	client *http.Client
 	code   chan int
 	cancel func() // SIGTERM
+	pid    int    // the command's process
 	done   bool
 }
 
@@ -202,6 +205,13 @@ func (f *serveFixture) start() {
 		tb.Fatal(err)
 	}
 	f.cancel = func() { cmd.Process.Signal(syscall.SIGTERM) }
+	f.pid = cmd.Process.Pid
+	if len(f.wrap) > 0 {
+		// bwrap runs the command as its child, and does not pass
+		// signals on: the command is the child, signalled itself.
+		f.pid = childOf(tb, cmd.Process.Pid)
+		f.cancel = func() { syscall.Kill(f.pid, syscall.SIGTERM) }
+	}
 	go func() {
 		cmd.Wait()
 		f.code <- cmd.ProcessState.ExitCode()
@@ -1351,6 +1361,100 @@ func TestServeHealthz(t *testing.T) {
 	if code, body := get(); code != http.StatusOK {
 		t.Errorf("healthz with the file back: %d %q", code, body)
 	}
+	f.stop()
+}
+
+// childOf returns the one child process of pid, once it has one.
+func childOf(tb testing.TB, pid int) int {
+	tb.Helper()
+	file := fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatalf("the wrapped command's process: %v", err)
+		}
+		if fs := strings.Fields(string(b)); len(fs) > 0 {
+			child, err := strconv.Atoi(fs[0])
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return child
+		}
+	}
+	tb.Fatalf("process %d started no child within a minute", pid)
+	return 0
+}
+
+// TestServeDiskFull, through 'patchbot serve' with its queue on a small
+// file system of its own (a 4 MiB tmpfs, bubblewrap's): filled, /healthz
+// is 503 saying the disk is full, and a delivery is a 5xx (GitHub
+// redelivers it), not a 202 for a job that was not stored; with the space
+// back, both are answered again.
+func TestServeDiskFull(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		testenv.Need(t, testenv.Sandbox, err)
+	}
+	f := startServe(t, 0, 7)
+	f.stop()
+	dir := filepath.Join(t.TempDir(), "queue")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	db := "sqlite:" + filepath.Join(dir, "q.db")
+	f.args[slices.Index(f.args, f.db)] = db
+	f.db = db
+	f.wrap = []string{"bwrap", "--dev-bind", "/", "/", "--size", strconv.Itoa(4 << 20), "--tmpfs", dir, "--die-with-parent", "--"}
+	f.done, f.code, f.stderr = false, make(chan int, 1), &syncBuffer{}
+	f.start()
+	testenv.Need(t, testenv.Sandbox, nil)
+
+	health := func() (int, string) {
+		t.Helper()
+		resp, err := f.client.Get("http://" + f.addr + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(body))
+	}
+	if code, body := health(); code != http.StatusOK {
+		t.Fatalf("healthz: %d %q\n%s", code, body, f.stderr.String())
+	}
+	f.deliver(signedDelivery("full-1", ghComment{pr: 7, id: 9001, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued")
+
+	// The command's view of the file system: the tmpfs is in its mount
+	// namespace only.
+	filler := fmt.Sprintf("/proc/%d/root%s/filler", f.pid, dir)
+	fill, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := fill.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling the queue's file system: %v", err)
+			}
+			break
+		}
+	}
+	fill.Close()
+	if code, body := health(); code != http.StatusServiceUnavailable || !strings.Contains(body, "disk is full") {
+		t.Errorf("healthz on a full disk: %d %q; want 503 saying so", code, body)
+	}
+	if code, text, err := f.post(signedDelivery("full-2", ghComment{pr: 7, id: 9002, login: "gopher", body: "/patchbot help"})); err != nil || code < 500 {
+		t.Errorf("a delivery on a full disk: %d %q, %v; want a 5xx, for GitHub to redeliver", code, text, err)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := health(); code != http.StatusOK {
+		t.Errorf("healthz with space again: %d %q", code, body)
+	}
+	f.deliver(signedDelivery("full-2", ghComment{pr: 7, id: 9002, login: "gopher", body: "/patchbot help"}), http.StatusAccepted, "queued")
 	f.stop()
 }
 
