@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -56,10 +60,39 @@ func serveGit(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// serveGitHTTP serves the bare repositories under root over git's smart
+// HTTP protocol (git http-backend, as a CGI program) on 127.0.0.2, a
+// loopback address that is not the fake GitHub's, and returns its URL and
+// the number of requests it has answered.
+func serveGitHTTP(t *testing.T, root string) (string, func() int64) {
+	t.Helper()
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatalf("listening on another loopback address: %v", err)
+	}
+	backend := &cgi.Handler{
+		Path: gitBin,
+		Args: []string{"http-backend"},
+		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull},
+	}
+	var n atomic.Int64
+	srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		backend.ServeHTTP(w, r)
+	})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL, n.Load
+}
+
 // TestServeGitHub runs 'patchbot serve' against the fake GitHub, served as
 // GitHub Enterprise serves its API (under /api/v3/), with the repository's
-// git elsewhere (the pull request's clone URL: a bare repository's
-// directory), for a pull request into main, GitHub's default branch, which
+// git on another host (the pull request's clone URL: git's HTTP server on
+// another loopback address), for a pull request into main, GitHub's default branch, which
 // the freeze does not know (a bench asks it nothing): one signed delivery of
 // /patchbot bench on a pull request gives one comment with the table; the
 // same delivery again, still one; /api/jobs and the status page show the
@@ -115,7 +148,11 @@ func TestServeGitHub(t *testing.T) {
 		review.EnvGitHubAPIURL:     fake.URL,
 		"PATCHBOT_GERRIT_PASSWORD": "",
 	})
-	fake.SetCloneURL(bare)
+	// The repository's git is on another host than the API, as
+	// GitHub Enterprise's or a mirror's may be: git's own smart HTTP
+	// server (git http-backend) on another loopback address.
+	gitURL, gitRequests := serveGitHTTP(t, gh)
+	fake.SetCloneURL(gitURL + "/owner/repo")
 	cfgFile := filepath.Join(root, "config.yaml")
 	if err := os.WriteFile(cfgFile, []byte("run:\n  count: 2\n  benchtime: 1x\n"), 0o666); err != nil {
 		t.Fatal(err)
@@ -192,6 +229,9 @@ func TestServeGitHub(t *testing.T) {
 		}
 	}
 	waitFor("the job", func() bool { return strings.Contains(stderr.String(), "msg=\"job done\"") })
+	if gitRequests() == 0 {
+		t.Errorf("the job fetched nothing from the clone URL's host")
+	}
 	cs := fake.Comments()
 	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "ns/op") || !strings.Contains(cs[0].Body, "F") {
 		t.Fatalf("want one serve-bench comment with the table, got %+v\n%s", cs, stderr.String())
