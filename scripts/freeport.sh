@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/freeport.sh is sourced by the test-server scripts: freeport prints
 # a loopback TCP port nobody listens on, for a server that binds it a few
 # seconds later.
@@ -10,12 +11,12 @@
 # "127.0.0.1": Address already in use"). Below the range, only another
 # freeport can pick the same port, one chance in thousands.
 freeport() {
-	local i p low=32768
+	local p low=32768
 	if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
 		read -r low _ </proc/sys/net/ipv4/ip_local_port_range
 	fi
 	[ "$low" -gt 11024 ] || low=32768 # a range that starts low: use the default's floor
-	for i in $(seq 1 50); do
+	for _ in $(seq 1 50); do
 		p=$((10000 + RANDOM % (low - 10000)))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
