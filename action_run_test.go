@@ -13,15 +13,78 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
-// buildPatchbot builds cmd/patchbot into a temporary directory, as the
-// action's build step does, and returns the binary's path.
+// buildPatchbot builds cmd/patchbot with the action's build step,
+// scripts/action-build, and returns the binary's path.
 func buildPatchbot(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "patchbot")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/patchbot").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/patchbot: %v\n%s", err, out)
+	s := runBuild(t, "PATH="+os.Getenv("PATH"))
+	if s.status != 0 {
+		t.Fatalf("scripts/action-build: exit status %d\n%s", s.status, s.log)
+	}
+	bin := s.outputs(t, s.output)["bin"]
+	if !strings.HasPrefix(bin, filepath.Dir(s.output)+"/patchbot-action.") {
+		t.Fatalf("scripts/action-build: output bin %q, want a new directory in RUNNER_TEMP", bin)
 	}
 	return bin
+}
+
+// runBuild runs scripts/action-build as action.yml does, in the action's
+// directory, with the go command of the PATH in vars.
+func runBuild(t *testing.T, vars ...string) *step {
+	t.Helper()
+	tmp := t.TempDir()
+	s := &step{output: filepath.Join(tmp, "output")}
+	cmd := exec.Command("/bin/bash", "scripts/action-build")
+	cmd.Env = append([]string{
+		"HOME=" + tmp, "RUNNER_TEMP=" + tmp, "GITHUB_OUTPUT=" + s.output,
+		"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOPROXY=off",
+		// What a user's job may have set: the action's build must not take it.
+		"GOFLAGS=-mod=vendor", "GOWORK=" + filepath.Join(tmp, "go.work"),
+	}, vars...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	err := cmd.Run()
+	s.log = log.Bytes()
+	if ee, ok := err.(*exec.ExitError); ok {
+		s.status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestActionBuildGo checks what the action's build says to a job whose Go
+// cannot build patchbot: none on PATH, or one older than go.mod's go line
+// (a go command that says it is Go 1.22.5). The job's own Go is the one
+// the build uses; nothing else is installed.
+func TestActionBuildGo(t *testing.T) {
+	bin := t.TempDir()
+	goScript := "#!/bin/sh\n[ \"$*\" = 'env GOVERSION' ] && echo go1.22.5 && exit 0\necho \"this go does not $*\" >&2; exit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(goScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	need := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(readFile(t, "go.mod"))[1]
+	for _, tt := range []struct{ path, want string }{
+		{"/nonexistent:/bin", "::error::patchbot action: no Go on PATH: put actions/setup-go before patchbot's step"},
+		{bin + ":/bin", "::error::patchbot action: patchbot needs Go " + need + " or newer to build, and this job's Go is go1.22.5: set go-version: \"" + need + "\""},
+	} {
+		s := runBuild(t, "PATH="+tt.path)
+		if s.status != 2 || !strings.HasPrefix(string(s.log), tt.want) || strings.Count(string(s.log), "\n") != 1 {
+			t.Errorf("PATH=%s: exit status %d, log %q; want 2 and one line starting %q", tt.path, s.status, s.log, tt.want)
+		}
+		if _, err := os.Stat(s.output); err == nil {
+			t.Errorf("PATH=%s: the build set outputs", tt.path)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // A step is a run of the action's entry point, scripts/action-run, as the
@@ -241,12 +304,56 @@ func TestActionEntryPointFails(t *testing.T) {
 		}
 	}
 
-	// An input command that is not a command is refused before anything runs.
-	s := runStep(t, bin, dir, "PATCHBOT_COMMAND=bench; rm -rf /")
-	if s.status != 2 || !strings.HasPrefix(string(s.log), "::error::patchbot action: the input command must be") {
-		t.Errorf("a bad command: exit status %d, log %q", s.status, s.log)
+	// An input command that is not a command is refused before anything
+	// runs: exit status 2, which fail "false" keeps in the output only.
+	for _, fail := range []string{"true", "false"} {
+		s := runStep(t, bin, dir, "PATCHBOT_COMMAND=bench; rm -rf /", "PATCHBOT_FAIL="+fail)
+		want := 2
+		if fail == "false" {
+			want = 0
+		}
+		if s.status != want || !strings.HasPrefix(string(s.log), "::error::patchbot action: the input command must be") {
+			t.Errorf("a bad command, fail=%s: exit status %d, log %q; want %d", fail, s.status, s.log, want)
+		}
+		if out := s.outputs(t, s.output); out["exit-status"] != "2" || len(out) != 1 {
+			t.Errorf("a bad command, fail=%s: outputs %q, want exit-status 2 only", fail, out)
+		}
+		if _, err := os.Stat(s.envFile); err == nil {
+			t.Errorf("a bad command, fail=%s: wrote GITHUB_ENV", fail)
+		}
 	}
-	if _, err := os.Stat(s.output); err == nil {
-		t.Errorf("a bad command set outputs")
+}
+
+// TestActionToken checks where the input github-token goes: GITHUB_TOKEN
+// for the commands that talk to GitHub, and nowhere in bench's
+// environment, whose benchmarks run the pull request's code (a token the
+// workflow itself put in GITHUB_TOKEN is taken away too).
+func TestActionToken(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "patchbot")
+	envOut := filepath.Join(dir, "env.txt")
+	script := "#!/bin/sh\nenv > " + envOut + "\necho '{}'\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ cmd, want string }{
+		{"post", "GITHUB_TOKEN=input-token"},
+		{"sweep", "GITHUB_TOKEN=input-token"},
+		{"bench", ""},
+	} {
+		s := runStep(t, fake, dir, "PATCHBOT_COMMAND="+tt.cmd, "PATCHBOT_GITHUB_TOKEN=input-token", "GITHUB_TOKEN=workflow-token")
+		if s.status != 0 {
+			t.Fatalf("%s: exit status %d\n%s", tt.cmd, s.status, s.log)
+		}
+		env := readFile(t, envOut)
+		var got []string
+		for _, line := range strings.Split(env, "\n") {
+			if strings.Contains(line, "TOKEN") {
+				got = append(got, line)
+			}
+		}
+		if strings.Join(got, "\n") != tt.want {
+			t.Errorf("%s: patchbot's environment has %q, want %q", tt.cmd, got, tt.want)
+		}
 	}
 }

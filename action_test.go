@@ -2,9 +2,11 @@ package patchbot_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -30,8 +32,13 @@ func workflowFiles(t *testing.T) (own, examples []string) {
 const thisAction = "patchbot/patchbot@"
 
 // actionsAllowed are the actions the workflows may use besides this one:
-// GitHub's own.
-var actionsAllowed = []string{"actions/checkout@v4", "actions/setup-go@v5", "actions/cache@v4", "actions/upload-artifact@v4", "actions/download-artifact@v4"}
+// GitHub's own, each pinned to a commit with its version in a comment, the
+// form Dependabot updates (TestWorkflowsPinned). No actions/cache: see
+// docs/action.md, Security.
+var actionsAllowed = []string{"actions/checkout", "actions/setup-go", "actions/upload-artifact", "actions/download-artifact"}
+
+// pinned is a uses: line of an action pinned to a commit, with its version.
+var pinned = regexp.MustCompile(`^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$`)
 
 // shellcheck returns the path of shellcheck, or "" when it is not
 // installed: the lint then leaves the run: scripts out. When the run
@@ -99,7 +106,7 @@ func TestWorkflowsLint(t *testing.T) {
 // secrets.
 func TestWorkflowsShape(t *testing.T) {
 	own, examples := workflowFiles(t)
-	runsPRCode := map[string]bool{"bench-pr.yml": true, "bench.yml": true}
+	runsPRCode := map[string]bool{"bench-pr.yml": true}
 	for _, path := range append(own, examples...) {
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -118,6 +125,7 @@ func TestWorkflowsShape(t *testing.T) {
 			}
 		}
 		for id, job := range w.Jobs {
+			setupGo := false
 			for i, step := range job.Steps {
 				where := path + ": job " + id + " step " + string(rune('1'+i))
 				switch e := step.Exec.(type) {
@@ -132,8 +140,19 @@ func TestWorkflowsShape(t *testing.T) {
 						usesThis = true
 					case strings.HasPrefix(uses, thisAction) || uses == "./":
 						t.Errorf("%s: uses %s: an example uses %s…, the project's own workflows ./", where, uses, thisAction)
-					case !slices.Contains(actionsAllowed, uses):
+					case !slices.Contains(actionsAllowed, strings.Split(uses, "@")[0]):
 						t.Errorf("%s: uses %s, which is neither this repository's action nor one of %q", where, uses, actionsAllowed)
+					}
+					if strings.HasPrefix(uses, "actions/setup-go@") {
+						setupGo = true
+						if c := e.Inputs["cache"]; c == nil || c.Value == nil || c.Value.Value != "false" {
+							t.Errorf("%s: setup-go without cache: false; no job may restore or save a cache (docs/action.md)", where)
+						}
+					}
+					if uses == "./" || strings.HasPrefix(uses, thisAction) {
+						if !setupGo {
+							t.Errorf("%s: patchbot's step comes before actions/setup-go; the action builds with the job's Go", where)
+						}
 					}
 				}
 			}
@@ -157,10 +176,48 @@ func TestWorkflowsShape(t *testing.T) {
 	}
 }
 
+// TestWorkflowsPinned checks every uses: line of action.yml and the
+// workflows: this repository's action (./, or patchbot/patchbot@REF in an
+// example, which the user pins: docs/action.md), or an action pinned to a
+// full commit with its version in a comment, one commit per action
+// across the files, so that a user who pins patchbot pins all it runs.
+func TestWorkflowsPinned(t *testing.T) {
+	own, examples := workflowFiles(t)
+	seen := map[string]string{} // action -> "SHA # version", first file
+	for _, path := range append(append(own, examples...), "action.yml") {
+		for i, line := range strings.Split(readFile(t, path), "\n") {
+			trim := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+			if !strings.HasPrefix(trim, "uses:") {
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", path, i+1)
+			uses := strings.TrimSpace(strings.TrimPrefix(trim, "uses:"))
+			if uses == "./" || slices.Contains(examples, path) && uses == thisAction+"main" {
+				continue
+			}
+			m := pinned.FindStringSubmatch(line)
+			if m == nil {
+				t.Errorf("%s: %q is not pinned: want OWNER/REPO@SHA # vX.Y.Z", where, uses)
+				continue
+			}
+			pin := m[2] + " # " + m[3]
+			if first, ok := seen[m[1]]; ok && !strings.HasPrefix(first, pin) {
+				t.Errorf("%s: %s@%s, and %s elsewhere: pin one commit", where, m[1], pin, first)
+			} else if !ok {
+				seen[m[1]] = pin + " (" + where + ")"
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no pinned action found: the test reads nothing")
+	}
+}
+
 // TestActionMetadata checks action.yml as actionlint reads it: a composite
-// action whose inputs and outputs are the documented ones, whose run:
-// steps each name a shell and have no ${{ }} in their script, and whose
-// scripts pass shellcheck when it is installed.
+// action whose inputs and outputs are the documented ones, that uses no
+// other action (no setup-go: the job's Go builds patchbot; no cache), whose
+// run: steps each name a shell and have no ${{ }} in their script, and
+// whose scripts pass shellcheck when it is installed.
 func TestActionMetadata(t *testing.T) {
 	root, _ := os.Getwd()
 	proj, err := actionlint.NewProject(root)
@@ -183,26 +240,24 @@ func TestActionMetadata(t *testing.T) {
 	}
 	slices.Sort(inputs)
 	slices.Sort(outputs)
-	if want := []string{"args", "cache", "command", "fail", "result", "working-directory"}; !slices.Equal(inputs, want) {
+	if want := []string{"args", "command", "fail", "github-token", "result", "working-directory"}; !slices.Equal(inputs, want) {
 		t.Errorf("inputs %q, want %q (docs/action.md lists them)", inputs, want)
 	}
 	if want := []string{"exit-status", "frozen", "regressions", "result"}; !slices.Equal(outputs, want) {
 		t.Errorf("outputs %q, want %q (docs/action.md lists them)", outputs, want)
 	}
-	setupGo := false
+	if !strings.Contains(readFile(t, "action.yml"), "    default: ${{ github.token }}\n") {
+		t.Errorf("action.yml: github-token's default is not ${{ github.token }}")
+	}
+	var scripts []string
 	for i, s := range md.Runs.Steps {
 		step, _ := s.(map[string]any)
 		if uses, _ := step["uses"].(string); uses != "" {
-			if !slices.Contains(actionsAllowed, uses) {
-				t.Errorf("step %d uses %s", i+1, uses)
-			}
-			if strings.HasPrefix(uses, "actions/setup-go@") {
-				with, _ := step["with"].(map[string]any)
-				setupGo = with["go-version-file"] == "${{ github.action_path }}/go.mod"
-			}
+			t.Errorf("step %d uses %s: the action runs its own scripts only", i+1, uses)
 			continue
 		}
 		run, _ := step["run"].(string)
+		scripts = append(scripts, run)
 		if shell, _ := step["shell"].(string); shell != "bash" {
 			t.Errorf("step %d (run: %q) has shell %q, want bash", i+1, run, shell)
 		}
@@ -210,13 +265,40 @@ func TestActionMetadata(t *testing.T) {
 			t.Errorf("step %d: ${{ }} in the script %q", i+1, run)
 		}
 	}
-	if !setupGo {
-		t.Errorf("no actions/setup-go step with go-version-file: ${{ github.action_path }}/go.mod")
+	if want := []string{`"$GITHUB_ACTION_PATH/scripts/action-build"`, `"$GITHUB_ACTION_PATH/scripts/action-run"`}; !slices.Equal(scripts, want) {
+		t.Errorf("the steps run %q, want %q", scripts, want)
 	}
 	if sc := shellcheck(t); sc != "" {
 		out, err := exec.Command(sc, "scripts/action-run", "scripts/action-build").CombinedOutput()
 		if err != nil {
 			t.Errorf("shellcheck scripts/action-run scripts/action-build: %v\n%s", err, out)
+		}
+	}
+}
+
+// TestZizmor audits action.yml, the project's workflows and every example
+// (zizmor scans only .github/workflows in a directory, so the examples are
+// named one by one) with zizmor, offline, with zizmor.yml, where each
+// finding kept is ignored with its reason: nothing at medium severity or
+// above may be left.
+func TestZizmor(t *testing.T) {
+	path := os.Getenv("PATCHBOT_ZIZMOR")
+	var err error
+	if path == "" {
+		path, err = exec.LookPath("zizmor")
+	}
+	testenv.Need(t, testenv.Zizmor, err)
+	_, examples := workflowFiles(t)
+	args := append([]string{"--offline", "--no-progress", "--config", "zizmor.yml", "--min-severity", "medium", "--format", "plain",
+		"action.yml", ".github/workflows"}, examples...)
+	cmd := exec.Command(path, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("zizmor %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	for _, f := range append([]string{"action.yml"}, examples...) {
+		if !bytes.Contains(out, []byte("completed "+f)) {
+			t.Errorf("zizmor did not audit %s:\n%s", f, out)
 		}
 	}
 }
