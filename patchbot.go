@@ -12,6 +12,10 @@ package patchbot
 
 import "embed"
 
+// Version is patchbot's version: the newest in CHANGELOG.md, which
+// 'patchbot version' prints. Raise both together (version_test.go checks).
+const Version = "v0.1.0"
+
 // DefaultConfig is the text of config.yaml at the module root: patchbot's
 // default configuration, commented. The config package parses it.
 //

@@ -132,12 +132,15 @@ func run(e *env, args []string) int {
 		return exitUsage
 	}
 	name := args[0]
-	if name == "-h" || name == "-help" || name == "--help" {
+	switch name {
+	case "-h", "-help", "--help":
 		name = "help"
+	case "-version", "--version":
+		name = "version"
 	}
 	c := lookup(name)
 	if c == nil {
-		return report(e, nil, usagef("unknown command %q", name))
+		return unknownCommand(e, name)
 	}
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -148,12 +151,90 @@ func run(e *env, args []string) int {
 			fmt.Fprint(e.stdout, commandHelp(c))
 			return exitOK
 		}
-		return report(e, c, usagef("%v", err))
+		return report(e, c, usagef("%v%s", err, flagSuggestion(fs, err)))
 	}
 	if gha := actions.FromEnv(e.getenv); gha != nil && inActions[c.name] {
 		return runInActions(e, gha, c, fs, runFn)
 	}
 	return report(e, c, runFn(e, fs.Args()))
+}
+
+// unknownCommand says that name is not a command, with the nearest
+// command when one is close (a typo), in two lines rather than the whole
+// usage.
+func unknownCommand(e *env, name string) int {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(e.stderr, "patchbot: unknown command %q", name)
+	if near := nearest(name, names); near != "" {
+		fmt.Fprintf(e.stderr, "; did you mean %q?", near)
+	}
+	fmt.Fprint(e.stderr, "\nRun 'patchbot help' for the commands.\n")
+	return exitUsage
+}
+
+// flagSuggestion returns "; did you mean -NAME?" for the flag package's
+// error about an undefined flag, when a flag of fs is near it.
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if near := nearest(name, names); near != "" {
+		return fmt.Sprintf("; did you mean -%s?", near)
+	}
+	return ""
+}
+
+// nearest returns the one name in names within a typo of word (an edit
+// distance of at most 2, and less than half word's length), or "".
+func nearest(word string, names []string) string {
+	best, bestD, ties := "", 3, 0
+	for _, n := range names {
+		d := editDistance(word, n)
+		switch {
+		case d < bestD:
+			best, bestD, ties = n, d, 0
+		case d == bestD:
+			ties++
+		}
+	}
+	if best == "" || ties > 0 || 2*bestD >= len(word) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Damerau-Levenshtein distance (optimal string
+// alignment) between a and b: insertions, deletions, substitutions and
+// transpositions of adjacent bytes each count one.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // report prints err, if any, on stderr after the command's name (and the

@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/patchbot/patchbot"
 )
 
 var cmdVersion = &subcommand{
 	name:  "version",
 	args:  "[-json]",
 	short: "print patchbot's version and the revision it was built from",
-	long: `Version prints the module version of this patchbot binary, the VCS
-revision it was built from (with its time, and "+dirty" when the tree had
-uncommitted changes), and the Go toolchain that built it.
+	long: `Version prints patchbot's version (the newest in CHANGELOG.md), the
+module version the binary was installed at when it was, the VCS revision it
+was built from (with its time, and "+dirty" when the tree had uncommitted
+changes), and the Go toolchain that built it. '--version' is the same.
 
 A binary from 'go install ...@version' has a module version; one built in a
 checkout with 'go build' has a revision; 'go run' records neither, and version
@@ -29,6 +32,9 @@ says so rather than inventing one.`,
 				return writeJSON(e.stdout, v)
 			}
 			fmt.Fprintf(e.stdout, "patchbot %s\n", v.Version)
+			if v.Module != "" {
+				fmt.Fprintf(e.stdout, "module version %s\n", v.Module)
+			}
 			switch {
 			case v.Revision == "":
 				fmt.Fprintln(e.stdout, "revision unknown (built without VCS information)")
@@ -45,7 +51,8 @@ says so rather than inventing one.`,
 
 // versionInfo is what 'patchbot version -json' prints.
 type versionInfo struct {
-	Version  string `json:"version"`            // module version, or "(devel)"
+	Version  string `json:"version"`            // patchbot.Version
+	Module   string `json:"module,omitempty"`   // the module version, when installed at one
 	Revision string `json:"revision,omitempty"` // vcs.revision
 	Time     string `json:"time,omitempty"`     // vcs.time
 	Modified bool   `json:"modified,omitempty"` // vcs.modified
@@ -55,13 +62,13 @@ type versionInfo struct {
 }
 
 func readVersion() versionInfo {
-	v := versionInfo{Version: "(devel)", Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+	v := versionInfo{Version: patchbot.Version, Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
 	}
-	if bi.Main.Version != "" {
-		v.Version = bi.Main.Version
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v.Module = bi.Main.Version
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {
