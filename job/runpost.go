@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -169,6 +170,22 @@ func Compose(res *Result, f benchrun.Format) string {
 	return b.String()
 }
 
+// calloutFigure words a significant change of a row's medians from old
+// to new, in unit (escaped with text), as the tables show it: throughput as a speedup
+// ("B/s 1.51x"), the rest as a change in percent ("sec/op -33.66%"). From
+// zero, or by a ratio too large to hold, there is no ratio to give: the two
+// figures are ("B/op 0 → 112"), to four digits.
+func calloutFigure(unit string, text func(string) string, old, new float64, better int) string {
+	ratio := new / old
+	if old == 0 || math.IsInf(ratio, 0) || math.IsNaN(ratio) {
+		return fmt.Sprintf("%s %.4g → %.4g", text(unit), old, new)
+	}
+	if better > 0 {
+		return fmt.Sprintf("%s %.2fx", text(unit), ratio)
+	}
+	return fmt.Sprintf("%s %+.2f%%", text(unit), (ratio-1)*100)
+}
+
 // reviewerWords words the options a library's remedy names for the reader
 // of a review message, who passes no flags (internal/remedy).
 func reviewerWords(field string) string {
@@ -200,12 +217,7 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 				order = append(order, row.Name)
 			}
 			if c.Significant && c.Verdict != benchrun.Same {
-				// As the tables show them: throughput as a speedup,
-				// the rest as a change in percent.
-				fig := fmt.Sprintf("%s %+.2f%%", text(t.Unit), c.Delta*100)
-				if t.Better > 0 {
-					fig = fmt.Sprintf("%s %.2fx", text(t.Unit), 1+c.Delta)
-				}
+				fig := calloutFigure(t.Unit, text, row.Old.Center, row.New.Center, t.Better)
 				figs[row.Name][c.Verdict] = append(figs[row.Name][c.Verdict], fig)
 			}
 		}

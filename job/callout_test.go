@@ -1,0 +1,45 @@
+package job
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/patchbot/patchbot/internal/escape"
+	"github.com/patchbot/patchbot/step/benchrun"
+)
+
+// TestCallouts checks that the review message's words say what the table
+// says, in each case a table can hold: a speedup, a change in percent, a
+// change from zero (which has no ratio: xxhash's 0 → 112 B/op was once
+// called "+0.00%"), a ratio too large to hold, and no significant change.
+func TestCallouts(t *testing.T) {
+	row := func(name string, old, new float64, significant bool, verdict string) *benchrun.Row {
+		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new},
+			Compare: &benchrun.Comparison{Significant: significant, Verdict: verdict}}
+	}
+	res := &benchrun.Result{Tables: []*benchrun.Table{
+		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
+			row("WriteInts-2", 3e-9, 2e-9, true, benchrun.Better),
+			row("ReadInts-2", 2e-9, 2.01e-9, false, benchrun.Same),
+		}},
+		{Unit: "B/s", Better: +1, Rows: []*benchrun.Row{
+			row("WriteInts-2", 1e9, 1.5e9, true, benchrun.Better),
+		}},
+		{Unit: "B/op", Better: -1, Rows: []*benchrun.Row{
+			row("Sum64-2", 0, 112, true, benchrun.Worse),
+			row("Huge-2", 1e-320, 1e300, true, benchrun.Worse),
+		}},
+		{Unit: "allocs/op", Better: -1, Rows: []*benchrun.Row{
+			row("Sum64-2", 0, 1, true, benchrun.Worse),
+		}},
+	}}
+	got := callouts(res, escape.Markdown)
+	want := map[string][]string{
+		benchrun.Better: {"WriteInts-2 (sec/op -33.33%, B/s 1.50x)"},
+		benchrun.Worse:  {"Sum64-2 (B/op 0 → 112, allocs/op 0 → 1)", "Huge-2 (B/op 1e-320 → 1e+300)"},
+		benchrun.Same:   {"ReadInts-2"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("callouts:\ngot  %q\nwant %q", got, want)
+	}
+}
