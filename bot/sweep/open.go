@@ -3,6 +3,7 @@ package sweep
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,7 +50,9 @@ type Setup struct {
 // function that closes what Open opened (the queue). Nothing is written.
 // The error is a *remedy.FieldError for a field of s that is wrong (named
 // "gerrit", "github" or "db"), a *job.SetupError for credentials the
-// tasks need and do not have, or for a queue that does not open.
+// tasks need and do not have, for a queue that does not open, or for a
+// sweep of the freeze or stale tasks with neither a Gerrit server nor a
+// GitHub repository to sweep.
 func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	cfg := s.Config
 	if cfg == nil {
@@ -93,6 +96,10 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 			return nil, nil, &job.SetupError{Err: fmt.Errorf("{github} %s: no token to label its pull requests with: set %s; nothing was done", repo, review.EnvGitHubToken)}
 		}
 		o.Repo = repo
+	}
+	if o.Gerrit == nil && o.Repo == "" && (runs("freeze") || runs("stale")) {
+		// Nothing configured: succeeding would say the chores were done.
+		return nil, nil, &job.SetupError{Err: errors.New("nothing to sweep: no Gerrit server ({gerrit}, or review.gerrit in the configuration) and no GitHub repository ({github}, or sweep.github); name one, or ask for the freeze alone with {only} report")}
 	}
 	closer := func() {}
 	switch db := cmp.Or(s.DB, cfg.Sweep.Queue); {

@@ -108,10 +108,24 @@ func jobError(err error, extra ...map[string]string) error {
 		return usagef("%s", (&remedy.FieldError{Field: name(fe.Field), Value: fe.Value, Reason: fe.Reason}).Error())
 	}
 	if se, ok := errors.AsType[*job.SetupError](err); ok {
-		if se.Field == "" {
-			return setupError{se.Err}
+		// The command's own flags for the fields its message names;
+		// the rest as report words them.
+		msg := remedy.Word(se.Err.Error(), func(field string) string {
+			for _, m := range extra {
+				if f, ok := m[field]; ok {
+					return f
+				}
+			}
+			return "{" + field + "}"
+		})
+		inner := se.Err
+		if msg != inner.Error() {
+			inner = errors.New(msg)
 		}
-		return setupError{errors.New(name(se.Field) + ": " + se.Err.Error())}
+		if se.Field == "" {
+			return setupError{inner}
+		}
+		return setupError{errors.New(name(se.Field) + ": " + msg)}
 	}
 	return err
 }

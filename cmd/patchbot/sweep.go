@@ -42,7 +42,8 @@ when they are not given. Credentials as for 'patchbot post'. A second sweep
 changes nothing.
 
 The exit status is 0 when every task succeeded, 1 when one failed (each
-failing task is named on stderr), 2 for bad flags or configuration. See
+failing task is named on stderr), 2 for bad flags or configuration,
+or with nothing to sweep (no Gerrit server, no GitHub repository). See
 docs/sweep.md.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
@@ -102,7 +103,7 @@ docs/sweep.md.`,
 				Env: job.Env{Getenv: os.Getenv, Log: e.log("sweep"), Clients: clients}, Log: e.stderr,
 			})
 			if err != nil {
-				return jobError(err, map[string]string{"gerrit": "-gerrit", "github": "-github", "db": "-db"})
+				return jobError(err, map[string]string{"gerrit": "-gerrit", "github": "-github", "db": "-db", "only": "-only"})
 			}
 			defer closeSweep()
 			res, err := sweep.Run(e.ctx, o, tasks)
