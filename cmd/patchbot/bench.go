@@ -54,6 +54,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		newFile := fs.String("new", "", "compare saved results: the new side's `FILE`")
 		format := fs.String("format", "", "output `FORMAT`: benchcmp, benchstat, markdown, gerrit or json (default: bench.format)")
 		jsonOut := fs.Bool("json", false, "print the result as JSON (same as -format json)")
+		quiet := fs.Bool("q", false, "no progress line (shown on stderr when it is a terminal)")
 		var threshold config.Percent
 		fs.Var(&threshold, "threshold", "with -fail-on-regression, the worsening that fails, a `PERCENT` like 5% (default: bench.threshold)")
 		failOnRegression := fs.Bool("fail-on-regression", false, "exit 1 when a benchmark got significantly worse by more than -threshold")
@@ -119,9 +120,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					req.Head = args[1]
 				}
 				env := job.Env{Log: e.log("bench")}
-				// The line goes to stderr, for someone watching
-				// stdout: neither may be a file or a pipe.
-				if isTerminal(e.stdout) && isTerminal(e.stderr) {
+				if progressOn(e.stderr, *quiet) {
 					env.Progress = e.stderr
 				}
 				res, err = job.Bench(e.ctx, req, cfg, env)
@@ -165,11 +164,13 @@ func (s *stringsFlag) Set(v string) error {
 	return nil
 }
 
-// isTerminal reports whether w is a terminal, where progress lines help;
-// anywhere else they would be noise in a log or a file.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+// progressOn reports whether a command shows its progress line on stderr,
+// as the go command does: when stderr is a terminal (whatever stdout is: a
+// pipe through tee, a file of results) and -q was not given. On a pipe or
+// a file, a line rewritten in place is noise in a log.
+func progressOn(stderr any, quiet bool) bool {
+	f, ok := stderr.(*os.File)
+	return !quiet && ok && term.IsTerminal(int(f.Fd()))
 }
 
 // commandLine reconstructs the command line for the JSON result: the flags

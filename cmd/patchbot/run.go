@@ -14,7 +14,7 @@ import (
 
 var cmdRun = &subcommand{
 	name:  "run",
-	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-keep] [-config FILE] [PATCH...]",
+	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-q] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",
 	long: `Run does the whole job, in four steps, each reported as it ends:
 
@@ -72,6 +72,7 @@ section. See docs/run.md.`,
 		dryRun := fs.Bool("n", false, "change nothing of yours: port in a scratch clone, push and post nothing, print what would be")
 		noFreeze := fs.Bool("no-freeze", false, "skip the freeze step, for a project with no release freeze (default: run.freeze)")
 		jsonOut := fs.Bool("json", false, "print one JSON record of the four steps")
+		quiet := fs.Bool("q", false, "no progress line (shown on stderr when it is a terminal)")
 		pf := definePushFlags(fs)
 		// Two of the push flags mean more here.
 		fs.Lookup("for").Usage = "the `BRANCH` the change is for: the freeze check's, and -push's (default: the branch the repository is on; master for the built-in example)"
@@ -133,7 +134,7 @@ section. See docs/run.md.`,
 			env := job.Env{
 				Log: e.log("run"),
 			}
-			if isTerminal(e.stdout) && !*jsonOut {
+			if progressOn(e.stderr, *quiet) {
 				env.Progress = e.stderr
 			}
 			if !*jsonOut {
