@@ -1,7 +1,7 @@
 // Package patchbot holds what the whole module shares and that must sit at its
 // root, because go:embed reaches only down the tree: the default
-// configuration, config.yaml, and the built-in example's inputs, embedded so
-// that an installed binary carries them.
+// configuration, config.yaml, the built-in example's inputs and the pages of
+// docs/, embedded so that an installed binary carries them.
 //
 // The tree shows patchbot's layers, each calling only the ones below it:
 // cmd/patchbot (flags) over bot/ (the review-comment bot) over job/ (the
@@ -29,3 +29,10 @@ var DefaultConfig []byte
 //
 //go:embed codec/*.go docs/examples/codec-unsigned-fastpath.hg.patch
 var ExampleFiles embed.FS
+
+// Docs holds the pages of docs/, so that an installed binary's user, who
+// has no checkout, can read what its messages point to: 'patchbot doc
+// PAGE' prints one.
+//
+//go:embed docs/*.md
+var Docs embed.FS

@@ -361,7 +361,7 @@ func (l *FreezeLive) check() error {
 		case err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "":
 			return &keyError{u.key, fmt.Errorf("%q is not an http:// or https:// URL", u.val)}
 		case p.User != nil:
-			return &keyError{u.key, errors.New("must not hold credentials; see docs/review.md for where they go")}
+			return &keyError{u.key, errors.New("must not hold credentials; see 'patchbot doc review' for where they go")}
 		}
 	}
 	if l.Gerrit != "" && l.Project == "" {

@@ -145,7 +145,7 @@ func TestFreezeErrors(t *testing.T) {
 		{"freeze:\n  rule:\n    release: {month: 0, week: 1}\n", "user.yaml:3: freeze.rule.release: the release must come after the freeze begins"},
 		{"freeze:\n  rule:\n    every: 6\n", "user.yaml:3: freeze.rule.every: unknown key (known keys here: cycle_months, first, first_freeze, freeze, release, reopen)"},
 		{"freeze:\n  live:\n    gerrit: go-review.googlesource.com\n", `user.yaml:3: freeze.live.gerrit: "go-review.googlesource.com" is not an http:// or https:// URL`},
-		{"freeze:\n  live:\n    downloads: https://me:pw@go.dev/dl/\n", "user.yaml:3: freeze.live.downloads: must not hold credentials; see docs/review.md for where they go"},
+		{"freeze:\n  live:\n    downloads: https://me:pw@go.dev/dl/\n", "user.yaml:3: freeze.live.downloads: must not hold credentials; see 'patchbot doc review' for where they go"},
 		{"freeze:\n  live:\n    project: \"\"\n", "user.yaml:3: freeze.live.project: must name the Gerrit project of the release branches, like go"},
 		{"freeze:\n  live:\n    github: golang\n", `user.yaml:3: freeze.live.github: "golang" is not a repository like golang/go`},
 		{"freeze:\n  live:\n    timeout: 0s\n", "user.yaml:3: freeze.live.timeout: must be a positive duration like 10s"},

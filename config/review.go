@@ -45,7 +45,7 @@ func (r *Review) validate() error {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			return &keyError{"gerrit", fmt.Errorf("%q is not an http:// or https:// URL", r.Gerrit)}
 		case u.User != nil:
-			return &keyError{"gerrit", errors.New("must not hold credentials; see docs/review.md for where they go")}
+			return &keyError{"gerrit", errors.New("must not hold credentials; see 'patchbot doc review' for where they go")}
 		}
 	}
 	names := make([]string, 0, len(r.Labels))

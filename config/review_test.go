@@ -28,7 +28,7 @@ func TestReviewErrors(t *testing.T) {
 		in, want string
 	}{
 		{"review:\n  gerrit: go-review.googlesource.com\n", `user.yaml:2: review.gerrit: "go-review.googlesource.com" is not an http:// or https:// URL`},
-		{"review:\n  gerrit: https://me:pw@example.com\n", "user.yaml:2: review.gerrit: must not hold credentials; see docs/review.md for where they go"},
+		{"review:\n  gerrit: https://me:pw@example.com\n", "user.yaml:2: review.gerrit: must not hold credentials; see 'patchbot doc review' for where they go"},
 		{"review:\n  labels:\n    Code Review: 1\n", "user.yaml:2: review.labels: Code Review: 1 is not a vote like Code-Review: 1"},
 		{"review:\n  labels:\n    Code-Review: 10\n", "user.yaml:2: review.labels: Code-Review: 10 is not a vote like Code-Review: 1"},
 		{"review:\n  attempts: 0\n", "user.yaml:2: review.attempts: must be from 1 to 20"},

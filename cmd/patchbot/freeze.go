@@ -46,7 +46,7 @@ signals. Credentials as for 'patchbot post'.
 The exit status is 0 when the tree is open, 3 when it is frozen (with -json
 too), 2 for bad flags or configuration (a malformed date, an unknown
 branch, a calendar with inverted or overlapping windows), and 1 when acting
-on the change failed. See docs/freeze.md.`,
+on the change failed. See 'patchbot doc freeze'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		atFlag := fs.String("at", "", "answer for `DATE` (2014-11-06, or an RFC 3339 time) instead of now")

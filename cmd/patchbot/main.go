@@ -58,6 +58,7 @@ func init() {
 		cmdSweep,
 		cmdConfig,
 		cmdVersion,
+		cmdDoc,
 		cmdHelp,
 	}
 }

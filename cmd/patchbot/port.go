@@ -73,7 +73,7 @@ safely. Flags, server, project and credentials are checked before the port
 port: the branch is kept, and running the same command again pushes it.
 With -n nothing is pushed: port prints what it would push, and where. With
 -json the output is {"port": RESULT, "push": PUSH} instead of RESULT alone.
-See docs/port.md.`,
+See 'patchbot doc port'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		repo := fs.String("repo", ".", "the Git repository `DIR`")

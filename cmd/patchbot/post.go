@@ -46,7 +46,7 @@ Enterprise. They are never printed.
 With -n, post reads what it needs, prints what it would post, and changes
 nothing. Credentials are checked first: without them (and without -n)
 nothing is read or posted. The exit status is 1 when a post failed, and 2
-for bad flags, configuration or missing credentials. See docs/review.md.`,
+for bad flags, configuration or missing credentials. See 'patchbot doc review'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` (default: review.gerrit)")

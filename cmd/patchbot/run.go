@@ -54,7 +54,7 @@ tagged or posted; what would be is printed. With -json the output is one
 record of the four steps, with the error of the step that failed, if any.
 The defaults of -count and -benchtime come from the run section of the
 configuration; the benchmarks' timeout, order and alpha from the bench
-section. See docs/run.md.`,
+section. See 'patchbot doc run'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		repo := fs.String("repo", "", "the Git repository `DIR` to port onto (default: the current directory with PATCH, the built-in example without)")

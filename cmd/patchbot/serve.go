@@ -35,7 +35,7 @@ for new review messages on the changes of serve.gerrit.query (one process
 at a time of those on the same -db: the queue's elected leader schedules
 the polls). A /patchbot command from a reviewer who may ask (the serve
 section of the configuration) becomes a job in the queue at -db, bound to
-the revision it was written on (docs/serve.md says how); -workers
+the revision it was written on ('patchbot doc serve' says how); -workers
 workers run the jobs (bench, freeze), in work areas under -work, and reply
 on the review once; -reply-workers more post the replies that run nothing
 (help, refusals), apart, so that a reply never waits behind a benchmark.
@@ -49,7 +49,7 @@ The workers post with the credentials of the environment (GITHUB_TOKEN,
 GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
 ~/.gitcookies); the fetches and the benchmarks never see them. The
 benchmarks run the code under review, so they run in a bubblewrap sandbox
-(docs/sandbox.md): at start-up serve checks that one works here, and
+('patchbot doc sandbox'): at start-up serve checks that one works here, and
 refuses to start workers without one, unless started with
 -unsafe-no-sandbox, for repositories whose every approved patch you trust.
 -workers 0 -reply-workers 0 takes webhooks and polls into the queue and runs
@@ -59,7 +59,7 @@ benchmark machine that takes run jobs only.
 Stopping: the HTTP server stops taking requests, the poller stops, and
 running jobs get a minute to finish before they are put back in the queue
 for the next start. Logs go to stderr, one line per event; never a secret.
-See docs/serve.md.`,
+See 'patchbot doc serve'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		listen := fs.String("listen", "127.0.0.1:8080", "listen on `ADDR` (host:port; port 0 picks a free one)")
@@ -91,7 +91,7 @@ See docs/serve.md.`,
 			}
 			secret := os.Getenv(serve.EnvWebhookSecret)
 			if secret == "" {
-				return setupError{fmt.Errorf("%s is not set: the webhook needs a secret (docs/serve.md, Webhooks)", serve.EnvWebhookSecret)}
+				return setupError{fmt.Errorf("%s is not set: the webhook needs a secret ('patchbot doc serve', Webhooks)", serve.EnvWebhookSecret)}
 			}
 			if *dbURL == "" {
 				if *dbURL, err = queue.DefaultURL(); err != nil {

@@ -44,7 +44,7 @@ changes nothing.
 The exit status is 0 when every task succeeded, 1 when one failed (each
 failing task is named on stderr), 2 for bad flags or configuration,
 or with nothing to sweep (no Gerrit server, no GitHub repository). See
-docs/sweep.md.`,
+'patchbot doc sweep'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		only := fs.String("only", "", "run only `TASK` (freeze, stale or report; comma-separated for several)")

@@ -168,7 +168,7 @@ func New(ctx context.Context, o *Options) (*Sandbox, error) {
 		s.bwrap = "bwrap"
 	}
 	if s.bwrap, err = exec.LookPath(s.bwrap); err != nil {
-		return nil, &SetupError{Err: fmt.Errorf("bubblewrap is not installed (%v)", err), Remedy: "install it (Debian and Ubuntu: apt-get install bubblewrap; scripts/install-test-deps does it), or name it with the bench.sandbox_bwrap setting"}
+		return nil, &SetupError{Err: fmt.Errorf("bubblewrap is not installed (%v)", err), Remedy: "install it and have bwrap on PATH (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap); 'patchbot doc sandbox' says more"}
 	}
 	out, err := exec.CommandContext(ctx, s.bwrap, "--version").Output()
 	if err != nil {
