@@ -9,9 +9,10 @@
 # 'hg export' as a contributor of the time would have mailed it.
 #
 # Everything that goes into a changeset hash is fixed (files, users, dates,
-# messages), so running it again on unchanged sources gives the same bytes;
-# internal/example's tests check that, and that the patch still applies in
-# reverse to today's codec/.
+# messages), so running it again on unchanged sources gives the same bytes.
+# The hashes cover all of codec/, so any edit there changes them (and only
+# them): internal/example's tests check the rest of the patch against a
+# fresh run, and that it still applies in reverse to today's codec/.
 #
 # Usage: docs/examples/mkexample.sh [OUTPUT]   (needs hg: apt-get install mercurial)
 set -euo pipefail
