@@ -280,8 +280,9 @@ func TestActionEntryPointFails(t *testing.T) {
 	bin := buildPatchbot(t)
 	dir := t.TempDir()
 	for _, fail := range []string{"true", "false"} {
+		// A result file that is not there: a usage mistake, exit 2.
 		s := runStep(t, bin, dir, "PATCHBOT_COMMAND=post", "PATCHBOT_ARGS=-github\ngopher/codec#7\nmissing.json", "PATCHBOT_FAIL="+fail)
-		want := 1
+		want := 2
 		if fail == "false" {
 			want = 0
 		}
@@ -289,10 +290,10 @@ func TestActionEntryPointFails(t *testing.T) {
 			t.Errorf("fail=%s: exit status %d, want %d; log:\n%s", fail, s.status, want, s.log)
 		}
 		out := s.outputs(t, s.output)
-		if out["exit-status"] != "1" || out["result"] == "" {
-			t.Errorf("fail=%s: outputs %q, want exit-status 1 and the result's path", fail, out)
+		if out["exit-status"] != "2" || out["result"] == "" {
+			t.Errorf("fail=%s: outputs %q, want exit-status 2 and the result's path", fail, out)
 		}
-		if cmds := actions.Commands(s.log); len(cmds) != 4 || !strings.HasPrefix(cmds[3], "::error::patchbot post failed (exit status 1)") {
+		if cmds := actions.Commands(s.log); len(cmds) != 4 || !strings.HasPrefix(cmds[3], "::error::patchbot post failed (exit status 2)") {
 			t.Errorf("fail=%s: the runner would act on %q; want the group, the block, its end and an ::error::", fail, cmds)
 		}
 	}

@@ -25,7 +25,7 @@ var inActions = map[string]bool{"bench": true, "run": true, "post": true, "sweep
 // errors) and must not be read as workflow commands. Only patchbot's own
 // lines, outside the block, are: the group, and an ::error:: annotation of
 // fixed words when the command fails.
-func runInActions(e *env, gha *actions.Runner, c *subcommand, fs *flag.FlagSet, runFn func(*env, []string) error) int {
+func runInActions(e *env, gha *actions.Runner, c *subcommand, fs *flag.FlagSet, args []string, runFn func(*env, []string) error) int {
 	actions.StartGroup(e.stderr, "patchbot "+c.name)
 	inner := *e
 	inner.gha = gha
@@ -36,7 +36,7 @@ func runInActions(e *env, gha *actions.Runner, c *subcommand, fs *flag.FlagSet, 
 		outFrame = gha.Frame(e.stdout)
 		inner.stdout = outFrame
 	}
-	code := report(&inner, c, runFn(&inner, fs.Args()))
+	code := report(&inner, c, runFn(&inner, args))
 	if outFrame != nil {
 		outFrame.Close()
 	}

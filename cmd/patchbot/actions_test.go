@@ -89,7 +89,7 @@ func TestRunInActions(t *testing.T) {
 		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 		fs.Bool("json", jsonOut, "")
 		gha := testRunner(t)
-		code := runInActions(e, gha, c, fs, func(e *env, args []string) error {
+		code := runInActions(e, gha, c, fs, nil, func(e *env, args []string) error {
 			e.stdout.Write([]byte("::set-output name=x::1\n"))
 			e.stderr.Write([]byte("::add-mask::hunter2"))
 			return errors.New("::error::from the patch")

@@ -101,6 +101,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					}
 				}
 				res, err = benchrun.CompareFiles(*oldFile, *newFile, cmpOpts)
+				if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+					return usagef("%v", err) // a missing input: exit 2, as everywhere
+				}
 				if err != nil {
 					return err
 				}

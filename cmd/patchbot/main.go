@@ -147,7 +147,8 @@ func run(e *env, args []string) int {
 	fs.SetOutput(io.Discard)
 	runFn := c.setup(fs)
 	e.words = flagWords(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	rest, err := parseFlags(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(e.stdout, commandHelp(c))
 			return exitOK
@@ -155,9 +156,31 @@ func run(e *env, args []string) int {
 		return report(e, c, usagef("%v%s", err, flagSuggestion(fs, err)))
 	}
 	if gha := actions.FromEnv(e.getenv); gha != nil && inActions[c.name] {
-		return runInActions(e, gha, c, fs, runFn)
+		return runInActions(e, gha, c, fs, rest, runFn)
 	}
-	return report(e, c, runFn(e, fs.Args()))
+	return report(e, c, runFn(e, rest))
+}
+
+// parseFlags parses args with fs, flags and arguments in any order, as go
+// test takes them ('patchbot bench HEAD~2 -count 5' is 'patchbot bench
+// -count 5 HEAD~2'), and returns the arguments. "--" ends the flags: what
+// follows it is arguments, even when it starts with "-".
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
 }
 
 // unknownCommand says that name is not a command, with the nearest

@@ -89,7 +89,9 @@ for bad flags, configuration or missing credentials. See 'patchbot doc review'.`
 			} else {
 				f, err := os.Open(name)
 				if err != nil {
-					return err
+					// A missing input is the call's mistake, as
+					// everywhere: exit 2.
+					return usagef("%v", err)
 				}
 				defer f.Close()
 				in = f
