@@ -130,7 +130,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 		{[]string{"port", "-n", "-repo", dir, more}, "would port 1 changeset onto "},
 		{[]string{"port", "-n", "-repo", dir, "-push", "-gerrit", gs.URL, "-for", branch, more}, "dry run: would push "},
 		{[]string{"freeze", "-offline", "-config", frozen, "-branch", branch, "-at", "2030-01-15", "-gerrit", gs.URL, "-change", change, "-apply", "-n"}, "would add [wait-release]"},
-		{[]string{"sweep", "-n", "-offline", "-config", frozen, "-branch", branch, "-at", "2030-01-15", "-gerrit", gs.URL, "-query", "change:" + change}, "freeze: change " + change + ": would post the freeze message, add wait-release"},
+		{[]string{"sweep", "-n", "-offline", "-config", frozen, "-for", branch, "-at", "2030-01-15", "-gerrit", gs.URL, "-query", "change:" + change}, "freeze: change " + change + ": would post the freeze message, add wait-release"},
 		{[]string{"post", "-n", "-gerrit", gs.URL, "-change", change, msg}, "gerrit: would post the note message on "},
 		{[]string{"post", "-n", "-github", "gopher/codec#7", msg}, "github: would create a note comment on gopher/codec#7"},
 		{[]string{"run", "-n", "-repo", dir, "-config", frozen, "-for", branch, "-at", "2030-01-15", "-count", "2", "-benchtime", "1x", bench, "-push", "-gerrit", gs.URL, more}, "dry run: would push "},

@@ -16,7 +16,7 @@ const exitFrozen = 3
 
 var cmdFreeze = &subcommand{
 	name:  "freeze",
-	args:  "[-at DATE] [-branch NAME] [-offline] [-json] [-config FILE] [-change ID -apply [-n] [-gerrit URL]]",
+	args:  "[-at DATE] [-for NAME] [-offline] [-json] [-config FILE] [-change ID -apply [-n] [-gerrit URL]]",
 	short: "say whether the tree is frozen for a release, and tag a change if so",
 	long: `Freeze says whether a branch (master by default) is open or frozen for a
 release on DATE (today by default): which release, since when, when the tree
@@ -50,7 +50,8 @@ on the change failed. See 'patchbot doc freeze'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		atFlag := fs.String("at", "", "answer for `DATE` (2014-11-06, or an RFC 3339 time) instead of now")
-		branch := fs.String("branch", "master", "the branch `NAME` to answer for")
+		branch := fs.String("for", "master", "the branch `NAME` to answer for")
+		oldBranch := renamed(fs, "branch", "for")
 		offline := fs.Bool("offline", false, "use the calendar and the rule only; read no server")
 		jsonOut := fs.Bool("json", false, "print the answer as JSON")
 		change := fs.String("change", "", "with -apply: the Gerrit change `ID` to act on: a number, project~number or Change-Id")
@@ -58,6 +59,7 @@ on the change failed. See 'patchbot doc freeze'.`,
 		dryRun := fs.Bool("n", false, "with -apply: print what would be done; change nothing")
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` for -apply and live signals (default: review.gerrit for -apply, freeze.live.gerrit for signals)")
 		return func(e *env, args []string) error {
+			oldBranch.warn(e, "freeze")
 			if len(args) > 0 {
 				return usagef("unexpected arguments: %q", args)
 			}
@@ -87,7 +89,7 @@ on the change failed. See 'patchbot doc freeze'.`,
 			}
 			fr, err := job.Freeze(e.ctx, req, cfg, job.Env{Log: e.log("freeze")})
 			if fr == nil {
-				return jobError(err, map[string]string{"branch": "-branch", "gerrit.change": "-apply"})
+				return jobError(err, map[string]string{"branch": "-for", "gerrit.change": "-apply"})
 			}
 			st, res, applyErr := fr.Status, fr.Apply, err
 			if *jsonOut {

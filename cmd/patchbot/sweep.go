@@ -16,7 +16,7 @@ import (
 
 var cmdSweep = &subcommand{
 	name:  "sweep",
-	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-branch NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
+	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-for NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
 	short: "do the periodic chores once: freeze hashtags, stale benchmarks, a report",
 	long: `Sweep runs a table of named tasks once, for a cron job or a scheduled
 GitHub Action, each whatever the others did:
@@ -35,7 +35,7 @@ GitHub Action, each whatever the others did:
   report  the freeze and what each task did, in a few lines.
 
 -only runs the named tasks (comma-separated). -n prints what each task would
-do and writes nothing. The changes swept are the open ones of -branch on
+do and writes nothing. The changes swept are the open ones of -for on
 -gerrit (else review.gerrit) that match -query, in Gerrit's search syntax.
 The configuration's sweep section gives -query, -github, -db and -max-stale
 when they are not given. Credentials as for 'patchbot post'. A second sweep
@@ -52,7 +52,8 @@ or with nothing to sweep (no Gerrit server, no GitHub repository). See
 		jsonOut := fs.Bool("json", false, "print the result as JSON")
 		atFlag := fs.String("at", "", "check the freeze for `DATE` (2014-11-06, or an RFC 3339 time) instead of now")
 		offline := fs.Bool("offline", false, "compute the freeze from the calendar and the rule only")
-		branch := fs.String("branch", "master", "the branch `NAME` whose freeze is checked and whose changes are swept")
+		branch := fs.String("for", "master", "the branch `NAME` whose freeze is checked and whose changes are swept")
+		oldBranch := renamed(fs, "branch", "for")
 		gerritURL := fs.String("gerrit", "", "the Gerrit server's `URL` (default: review.gerrit)")
 		ghRepo := fs.String("github", "", "also label the open pull requests of `OWNER/REPO` on GitHub (GITHUB_TOKEN, GITHUB_API_URL; default: sweep.github)")
 		query := fs.String("query", "", "sweep only the open changes that match `Q` too, in Gerrit's search syntax (project:go; default: sweep.query)")
@@ -61,6 +62,7 @@ or with nothing to sweep (no Gerrit server, no GitHub repository). See
 		workDir := fs.String("work", "", "without -db: keep the work areas of the benchmarks run here in `DIR` (default: sweep-work/ in the user's state directory)")
 		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "without -db: where no sandbox works, run the stale benchmarks, which run the patches' code, without one")
 		return func(e *env, args []string) error {
+			oldBranch.warn(e, "sweep")
 			if len(args) > 0 {
 				return usagef("unexpected arguments: %q", args)
 			}
@@ -108,7 +110,7 @@ or with nothing to sweep (no Gerrit server, no GitHub repository). See
 			defer closeSweep()
 			res, err := sweep.Run(e.ctx, o, tasks)
 			if res == nil {
-				return jobError(err, map[string]string{"branch": "-branch", "at": "-at"})
+				return jobError(err, map[string]string{"branch": "-for", "at": "-at"})
 			}
 			if *jsonOut {
 				if werr := writeJSON(e.stdout, res); werr != nil {
