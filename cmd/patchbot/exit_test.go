@@ -18,17 +18,18 @@ func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	missing := func(name string) string { return filepath.Join(dir, name) }
 	cases := map[string][][]string{
-		"run":     {{missing("nosuch.patch")}},
-		"port":    {{missing("nosuch.patch")}},
-		"freeze":  {{"-config", missing("nosuch.yaml")}, {"-at", "2014-11-31"}},
-		"bench":   {{"-old", missing("old.txt"), "-new", missing("new.txt")}, {"a", "b", "c"}},
-		"post":    {{"-github", "gopher/codec#7", missing("result.json")}, {"-github", "gopher/codec#7"}},
-		"serve":   {{"-config", missing("nosuch.yaml")}},
-		"sweep":   {{"-config", missing("nosuch.yaml")}, {"-only", "nosuch"}},
-		"config":  {{"-config", missing("nosuch.yaml")}},
-		"version": {{"extra"}},
-		"doc":     {{"nosuch"}},
-		"help":    {{"nosuch"}},
+		"run":        {{missing("nosuch.patch")}},
+		"port":       {{missing("nosuch.patch")}},
+		"freeze":     {{"-config", missing("nosuch.yaml")}, {"-at", "2014-11-31"}},
+		"bench":      {{"-old", missing("old.txt"), "-new", missing("new.txt")}, {"a", "b", "c"}},
+		"post":       {{"-github", "gopher/codec#7", missing("result.json")}, {"-github", "gopher/codec#7"}},
+		"serve":      {{"-config", missing("nosuch.yaml")}},
+		"sweep":      {{"-config", missing("nosuch.yaml")}, {"-only", "nosuch"}},
+		"config":     {{"-config", missing("nosuch.yaml")}},
+		"version":    {{"extra"}},
+		"doc":        {{"nosuch"}},
+		"help":       {{"nosuch"}},
+		"completion": {{}, {"fish"}},
 	}
 	for _, c := range commands {
 		if _, ok := cases[c.name]; !ok {

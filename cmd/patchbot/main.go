@@ -59,6 +59,7 @@ func init() {
 		cmdConfig,
 		cmdVersion,
 		cmdDoc,
+		cmdCompletion,
 		cmdHelp,
 	}
 }

@@ -1,7 +1,7 @@
 // Package testenv decides, in one place, what a test does when a real
 // component it needs is missing: the test Gerrit, the test PostgreSQL,
 // bubblewrap, shellcheck, Mercurial, the real webhook payloads, the
-// Actions runner act and the workflow auditor zizmor.
+// Actions runner act and the workflow auditor zizmor, zsh.
 //
 // Under 'go test' alone a test without its component skips, with a message
 // that names the script that provides it. Under scripts/test, which installs
@@ -52,12 +52,14 @@ var (
 	// this machine (host mode, no Docker): action_act_test.go runs the
 	// action and the example workflows in it.
 	Act = Component{"act", "nektos/act (a GitHub Actions runner)", `install it: go install github.com/nektos/act@v0.2.89 (scripts/test does it)`}
+	// Zsh is the shell whose completion script patchbot prints too.
+	Zsh = Component{"zsh", "zsh", `install it (apt-get install zsh; scripts/test does it)`}
 	// Zizmor is the workflow auditor zizmor, from PyPI.
 	Zizmor = Component{"zizmor", "zizmor (a GitHub Actions auditor)", `install it: pip install zizmor==1.32.0, on PATH or at the path PATCHBOT_ZIZMOR names (scripts/test does it)`}
 )
 
 // All lists every component, in the order of the suite's summary.
-var All = []Component{Gerrit, Postgres, Sandbox, Shellcheck, Mercurial, WebhookExamples, Act, Zizmor}
+var All = []Component{Gerrit, Postgres, Sandbox, Shellcheck, Mercurial, WebhookExamples, Act, Zizmor, Zsh}
 
 // RequireVar returns the environment variable that makes c required: a
 // name a shell can export, so a hyphen in c's name is an underscore there.
