@@ -11,7 +11,8 @@ import (
 // TestCallouts checks that the review message's words say what the table
 // says, in each case a table can hold: a speedup, a change in percent, a
 // change from zero (which has no ratio: xxhash's 0 → 112 B/op was once
-// called "+0.00%"), a ratio too large to hold, and no significant change.
+// called "+0.00%"), a change to zero, a ratio too large to hold, no
+// significant change, and benchmarks that ran on one side only.
 func TestCallouts(t *testing.T) {
 	row := func(name string, old, new float64, significant bool, verdict string) *benchrun.Row {
 		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new},
@@ -31,13 +32,20 @@ func TestCallouts(t *testing.T) {
 		}},
 		{Unit: "allocs/op", Better: -1, Rows: []*benchrun.Row{
 			row("Sum64-2", 0, 1, true, benchrun.Worse),
+			row("Zero-2", 1, 0, true, benchrun.Better),
+		}},
+		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
+			{Name: "New-2", New: &benchrun.Summary{Center: 1}},
+			{Name: "Old-2", Old: &benchrun.Summary{Center: 1}},
 		}},
 	}}
 	got := callouts(res, escape.Markdown)
 	want := map[string][]string{
-		benchrun.Better: {"WriteInts-2 (sec/op -33.33%, B/s 1.50x)"},
+		benchrun.Better: {"WriteInts-2 (sec/op -33.33%, B/s 1.50x)", "Zero-2 (allocs/op -100.00%)"},
 		benchrun.Worse:  {"Sum64-2 (B/op 0 → 112, allocs/op 0 → 1)", "Huge-2 (B/op 1e-320 → 1e+300)"},
 		benchrun.Same:   {"ReadInts-2"},
+		added:           {"New-2"},
+		removed:         {"Old-2"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("callouts:\ngot  %q\nwant %q", got, want)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -153,6 +154,8 @@ func Compose(res *Result, f benchrun.Format) string {
 		{"Significantly worse:", co[benchrun.Worse]},
 		{"Significantly changed:", co[benchrun.Changed]},
 		{"No significant change:", co[benchrun.Same]},
+		{"Only in the new code (no comparison):", co[added]},
+		{"Only in the old code (no comparison):", co[removed]},
 	} {
 		if len(c.rows) == 0 {
 			continue
@@ -196,11 +199,18 @@ func reviewerWords(field string) string {
 	return ""
 }
 
+// Callout keys of the benchmarks that ran on one side only.
+const (
+	added   = "added"
+	removed = "removed"
+)
+
 // callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
 // and Changed, each benchmark with a significant change of that verdict and
 // its figures, throughput as a speedup and the rest in percent
 // ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
-// benchrun.Same, the benchmarks with no significant change at all. A
+// benchrun.Same, the benchmarks with no significant change at all; for
+// added and removed, those that ran in the new code only or the old only. A
 // benchmark better in one unit and worse in another is under both. Names
 // and units, which come from the benchmarks, are escaped with text.
 func callouts(r *benchrun.Result, text func(string) string) map[string][]string {
@@ -223,6 +233,18 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 		}
 	}
 	out := map[string][]string{}
+	for _, t := range r.Tables {
+		for _, side := range []struct {
+			key  string
+			rows []*benchrun.Row
+		}{{added, t.Added()}, {removed, t.Removed()}} {
+			for _, row := range side.rows {
+				if name := text(row.Name); !slices.Contains(out[side.key], name) {
+					out[side.key] = append(out[side.key], name)
+				}
+			}
+		}
+	}
 	for _, name := range order {
 		if len(figs[name]) == 0 {
 			out[benchrun.Same] = append(out[benchrun.Same], text(name))
