@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/aclements/go-moremath/stats"
+
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/escape"
 )
@@ -25,6 +27,7 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 	}
 	bw.printf("%s\n", intro(r, md))
 	groups := groupTables(r.Tables)
+	footnote := false // a geomean left out benchmarks that ran on one side only
 	for _, g := range groups {
 		// Several groups are several packages, usually: name each.
 		if pkg := g.tables[0].Get("pkg"); len(groups) > 1 && pkg != "" {
@@ -53,8 +56,14 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 					d + " (" + row.Compare.comparison().String() + ")",
 				})
 			}
-			if g := t.Geomean; g != nil && g.Old != nil && g.New != nil && g.Ratio != nil {
-				rows = append(rows, []string{"geomean", v.format(*g.Old), v.format(*g.New), v.delta(1, *g.Ratio)})
+			g, onlyOne := commonGeomean(t)
+			if g != nil {
+				name := "geomean"
+				if onlyOne > 0 {
+					name = "geomean¹"
+					footnote = true
+				}
+				rows = append(rows, []string{name, v.format(*g.Old), v.format(*g.New), v.delta(1, *g.Ratio)})
 			}
 			bw.printf("\n")
 			if md {
@@ -68,12 +77,45 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 			}
 		}
 	}
+	if footnote {
+		bw.printf("\n¹ geomean of the benchmarks both sides ran, so that old and new are the same set; those that ran on one side only are listed below.\n")
+	}
 	f := Gerrit
 	if md {
 		f = Markdown
 	}
 	notes(bw, r, f)
 	return bw.err
+}
+
+// commonGeomean returns the summary row of t for a review: the geometric
+// means of the medians of the benchmarks both sides ran, old and new, and
+// of their ratios. benchstat's row (t.Geomean, which -format benchstat
+// keeps) takes each column's own benchmarks, so that one added or removed
+// makes old and new means of different sets. It returns nil with fewer than
+// two such benchmarks, or a median that is not positive (no geometric
+// mean), and how many benchmarks of t ran on one side only.
+func commonGeomean(t *Table) (g *Geomean, onlyOne int) {
+	var olds, news, ratios []float64
+	for _, row := range t.Rows {
+		if row.Old == nil || row.New == nil {
+			onlyOne++
+			continue
+		}
+		o, n := row.Old.Center, row.New.Center
+		if !(o > 0) || !(n > 0) || !isFinite(n/o) {
+			return nil, onlyOne
+		}
+		olds, news, ratios = append(olds, o), append(news, n), append(ratios, n/o)
+	}
+	if len(ratios) < 2 {
+		return nil, onlyOne
+	}
+	old, new, ratio := stats.GeoMean(olds), stats.GeoMean(news), stats.GeoMean(ratios)
+	if !isFinite(old) || !isFinite(new) || !isFinite(ratio) {
+		return nil, onlyOne
+	}
+	return &Geomean{Old: &old, New: &new, Ratio: &ratio}, onlyOne
 }
 
 // intro says what was compared.
