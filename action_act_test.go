@@ -150,35 +150,15 @@ func deleteKey(m *yaml.Node, key string) {
 	}
 }
 
-// The user's module of the act tests. Its head commit adds two benchmarks
-// a pull request could hold: BenchmarkEvil prints workflow commands, and
-// BenchmarkPoison does what it can against the jobs that run after it:
+// The user's module of the act tests is TestActionEntryPoint's (evilOld,
+// evilNew), whose head adds BenchmarkEvil, which prints workflow commands,
+// and the head here adds BenchmarkPoison too, which does what it can
+// against the jobs that run after it:
 // it replaces the patchbot that runs it with a program that leaves a mark
 // when run, plants one beside the result it is to upload, and writes what
 // it replaced and every token it can read in the environment of a process
 // of the act run (ACT=true: not the other tests') to a file.
 const (
-	userOld = `package m
-
-import "testing"
-
-func BenchmarkSum(b *testing.B) {
-	s := 0
-	for i := 0; i < b.N; i++ {
-		s += i
-	}
-	_ = s
-}
-`
-	userNew = userOld + `
-func BenchmarkEvil(b *testing.B) {
-	println("::add-mask::hunter2")
-	println("::set-output name=regressions::999")
-	println("::set-env name=POISON::1")
-	println("::error::pwned")
-	b.Fatal("::stop-commands::fake\n::endgroup::")
-}
-`
 	userPoison = `package m
 
 import (
@@ -272,18 +252,18 @@ func newActRepo(t *testing.T) *actRepo {
 	}
 	write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	write("m.go", "package m\n")
-	write("m_test.go", userOld)
+	write("m_test.go", evilOld)
 	git("init", "-q", "-b", "main")
 	git("remote", "add", "origin", "https://github.com/gopher/m")
 	git("add", "-A")
 	git("commit", "-q", "-m", "m: add")
 	r.base = git("rev-parse", "HEAD")
-	write("m_test.go", userNew)
+	write("m_test.go", evilNew)
 	write("poison_test.go", fmt.Sprintf(userPoison, r.mark, r.found))
 	git("add", "-A")
 	git("commit", "-q", "-m", "m: benchmarks that say and do things")
 	r.head = git("rev-parse", "HEAD")
-	write("m_test.go", strings.Replace(userNew, "s += i", "s += i\n\t\tfor j := 0; j < 100; j++ {\n\t\t\ts += j ^ i\n\t\t}", 1))
+	write("m_test.go", strings.Replace(evilNew, "s += i", "s += i\n\t\tfor j := 0; j < 100; j++ {\n\t\t\ts += j ^ i\n\t\t}", 1))
 	git("commit", "-q", "-a", "-m", "m: a slower Sum")
 	r.slow = git("rev-parse", "HEAD")
 	git("checkout", "-q", r.head)
@@ -356,16 +336,9 @@ func (r *actRepo) run(t *testing.T, act, event, workflow string, src []byte, pay
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
 		"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com",
 	}
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()
-	err := cmd.Run()
-	run := &actRun{log: log.String(), artifacts: artifacts}
-	if ee, ok := err.(*exec.ExitError); ok {
-		run.status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	log, status := runLogged(t, cmd)
+	run := &actRun{log: string(log), status: status, artifacts: artifacts}
 	t.Logf("act %s -W %s: exit status %d in %v", event, workflow, run.status, time.Since(start).Round(time.Second))
 	if strings.Contains(run.log, reviewtest.Token) {
 		t.Errorf("act %s: the log shows the token", event)
@@ -434,7 +407,7 @@ func TestActionOnAct(t *testing.T) {
 	if out["exit-status"] != "0" || out["regressions"] != "0" || !strings.HasSuffix(out["result"], "/patchbot/bench.json") {
 		t.Errorf("bench-pr.yml: the bench step's outputs %q; want exit-status 0, regressions 0 (not the benchmark's 999), the result", out)
 	}
-	for _, line := range []string{"::set-env:: POISON", "::set-output:: regressions=999"} {
+	for _, line := range []string{"::set-env:: PATH", "::set-output:: regressions=999"} {
 		if strings.Contains(run.log, line) {
 			t.Errorf("bench-pr.yml: act obeyed a benchmark's command: %q in its log", line)
 		}

@@ -41,15 +41,7 @@ func runBuild(t *testing.T, vars ...string) *step {
 		// What a user's job may have set: the action's build must not take it.
 		"GOFLAGS=-mod=vendor", "GOWORK=" + filepath.Join(tmp, "go.work"),
 	}, vars...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	err := cmd.Run()
-	s.log = log.Bytes()
-	if ee, ok := err.(*exec.ExitError); ok {
-		s.status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	s.log, s.status = runLogged(t, cmd)
 	return s
 }
 
@@ -114,16 +106,23 @@ func runStep(t *testing.T, bin, dir string, vars ...string) *step {
 		"PATCHBOT=" + bin,
 	}
 	cmd.Env = append(cmd.Env, vars...)
+	s.log, s.status = runLogged(t, cmd)
+	return s
+}
+
+// runLogged runs cmd, stdout and stderr together as a runner's log, and
+// returns the log and the exit status.
+func runLogged(t *testing.T, cmd *exec.Cmd) ([]byte, int) {
+	t.Helper()
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	err := cmd.Run()
-	s.log = log.Bytes()
 	if ee, ok := err.(*exec.ExitError); ok {
-		s.status = ee.ExitCode()
+		return log.Bytes(), ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return log.Bytes(), 0
 }
 
 func goEnv(t *testing.T, key string) string {
