@@ -3,6 +3,7 @@ package benchrun
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +17,9 @@ import (
 // writeBenchcmp writes r in the layout of cmd/benchcmp, the tool the Go
 // project used before benchstat: one block per unit, with old, new and the
 // delta (or the speedup, for MB/s). The figures are medians, and a "~"
-// follows a delta that is not significant.
+// follows a delta that is not significant. benchcmp's columns stay as
+// they were; under each table a line names its spread (spreadNote), which
+// the review formats show on every row.
 func writeBenchcmp(w io.Writer, r *Result) error {
 	bw := &errWriter{w: w}
 	groups := groupTables(r.Tables)
@@ -47,6 +50,9 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 				fmt.Fprintf(tw, "Benchmark%s\t%s\t%s\t%s\n", row.Name, v.format(row.Old.Center), v.format(row.New.Center), d)
 			}
 			tw.Flush()
+			if note := spreadNote(t); note != "" {
+				bw.printf("%s\n", note)
+			}
 		}
 	}
 	notes(bw, r, Benchcmp)
@@ -117,7 +123,7 @@ func notes(bw *errWriter, r *Result, f Format) {
 	if r.Run != nil {
 		items = append(items, text(r.Run.Isolation.String()))
 	}
-	if k := key(r); k != "" {
+	if k := key(r, f); k != "" {
 		items = append(items, k)
 	}
 	if len(items) > 0 {
@@ -131,13 +137,106 @@ func notes(bw *errWriter, r *Result, f Format) {
 	}
 }
 
-// key explains the "~" and the figures, when there is a comparison.
-func key(r *Result) string {
+// key explains the "~" and the figures, when there is a comparison, and
+// in benchcmp the spread line under each table.
+func key(r *Result, f Format) string {
 	n := runsPerSide(r)
 	if n == "" {
 		return ""
 	}
-	return fmt.Sprintf("~ not significant: p > %v (Mann-Whitney U test); figures are medians of %s runs", r.Alpha, n)
+	k := fmt.Sprintf("~ not significant: p > %v (Mann-Whitney U test); figures are medians of %s runs", r.Alpha, n)
+	if f == Benchcmp && hasSpreadNote(r) {
+		k += "; ± is the 95% confidence interval of a median, as a share of it"
+	}
+	return k
+}
+
+// spreadNote returns the line under a benchcmp table that says how far its
+// figures can be trusted, which benchcmp's columns do not: the median over
+// the rows of each side's ± (benchstat's: the 95% confidence interval of
+// the median, as a share of it), and the widest row's. Without it a
+// reviewer reads "+23.57% ~" with no way to tell a noisy machine from a
+// close call. The widest row is named when it is wider than both medians.
+// It returns "" for a table whose every run gave the same figure
+// (allocations, bytes), which has no spread to name.
+func spreadNote(t *Table) string {
+	var olds, news []float64
+	widest, widestName, widestSide := -1.0, "", ""
+	for _, row := range t.Rows {
+		if row.Compare == nil {
+			continue
+		}
+		for _, side := range []struct {
+			s    *Summary
+			name string
+			list *[]float64
+		}{{row.Old, "old", &olds}, {row.New, "new", &news}} {
+			p, ok := spread(side.s)
+			if !ok {
+				continue
+			}
+			*side.list = append(*side.list, p)
+			if p > widest {
+				widest, widestName, widestSide = p, row.Name, side.name
+			}
+		}
+	}
+	if widest <= 0 || len(olds) == 0 || len(news) == 0 {
+		return ""
+	}
+	mo, mn := median(olds), median(news)
+	note := fmt.Sprintf("spread: old ± %s, new ± %s (median of rows)", pct(mo), pct(mn))
+	if pct(widest) != pct(max(mo, mn)) {
+		note += fmt.Sprintf("; widest: Benchmark%s %s ± %s", widestName, widestSide, pct(widest))
+	}
+	return note
+}
+
+// hasSpreadNote reports whether any benchcmp table of r has a spread line.
+func hasSpreadNote(r *Result) bool {
+	for _, g := range groupTables(r.Tables) {
+		for _, t := range g.tables {
+			if spreadNote(t) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spread returns s's ± as a fraction of its center, as benchmath's
+// PctRangeString computes it: +Inf when too few runs bound the median, and
+// false when the interval crosses zero, which has no share to give.
+func spread(s *Summary) (float64, bool) {
+	b := s.summary()
+	if math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
+		return math.Inf(1), true
+	}
+	if math.Signbit(b.Center) != math.Signbit(b.Lo) || math.Signbit(b.Center) != math.Signbit(b.Hi) {
+		return 0, false
+	}
+	if b.Center == 0 {
+		return 0, true
+	}
+	return math.Max(b.Hi/b.Center-1, 1-b.Lo/b.Center), true
+}
+
+// pct formats a spread as benchstat does ("45%", "∞").
+func pct(x float64) string {
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.0f%%", 100*x)
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // runsPerSide returns "10" when every sample has 10 values, "6 to 10" when
