@@ -19,7 +19,8 @@ command's flags in bash or zsh, made from the command table of this binary
 	bash (~/.bashrc):  source <(patchbot completion bash)
 	zsh (~/.zshrc):    source <(patchbot completion zsh)
 
-Arguments that are not flags complete as file names.`,
+help's and doc's arguments complete as commands, topics and pages; other
+arguments that are not flags complete as file names.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		return func(e *env, args []string) error {
 			if len(args) != 1 {
@@ -70,14 +71,20 @@ func writeCompletion(w io.Writer, shell string) error {
 		words := flags
 		switch c.name {
 		case "help":
-			words = names
+			words = helpNames()
+		case "doc":
+			words = nil
+			pages, _ := docPages()
+			for _, p := range pages {
+				words = append(words, p.name)
+			}
 		case "completion":
 			words = []string{"bash", "zsh"}
 		}
 		fmt.Fprintf(&b, "\t%s) words=\"%s\" ;;\n", c.name, strings.Join(words, " "))
 	}
 	b.WriteString("\t*) words= ;;\n\tesac\n")
-	b.WriteString("\tif [[ $cur == -* || ${COMP_WORDS[1]} == help || ${COMP_WORDS[1]} == completion ]]; then\n")
+	b.WriteString("\tif [[ $cur == -* || ${COMP_WORDS[1]} == help || ${COMP_WORDS[1]} == doc || ${COMP_WORDS[1]} == completion ]]; then\n")
 	b.WriteString("\t\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n")
 	b.WriteString("\telse\n\t\tlocal IFS=$'\\n'\n\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n}\n")
 	b.WriteString("complete -o filenames -F _patchbot patchbot\n")

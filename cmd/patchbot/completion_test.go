@@ -64,6 +64,8 @@ func TestCompletionBash(t *testing.T) {
 		{[]string{"patchbot", "freeze", "-f"}, []string{"-for"}},
 		{[]string{"patchbot", "freeze", "-bra"}, nil}, // deprecated: not offered
 		{[]string{"patchbot", "help", "sw"}, []string{"sweep"}},
+		{[]string{"patchbot", "help", "sa"}, []string{"sandbox"}},          // a topic
+		{[]string{"patchbot", "doc", "re"}, []string{"request", "review"}}, // pages
 		{[]string{"patchbot", "completion", ""}, []string{"bash", "zsh"}},
 		{[]string{"patchbot", "post", "a"}, []string{"a\x00result.json", "another.json"}},
 	} {

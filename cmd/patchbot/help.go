@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/patchbot/patchbot"
 )
 
 var cmdHelp = &subcommand{
 	name:  "help",
-	args:  "[command]",
-	short: "show help for patchbot or one of its commands",
-	long: `Help with no argument lists the commands. With a command's name, it prints
-that command's usage, what it does and its flags.`,
+	args:  "[command | topic]",
+	short: "show help for patchbot, one of its commands, or a topic",
+	long: `Help with no argument lists the commands and the help topics. With a
+command's name, it prints that command's usage, what it does and its flags.
+With a topic's name (sandbox, action, review, ...), it prints the topic's
+page of the documentation, as 'patchbot doc TOPIC' does.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		return func(e *env, args []string) error {
 			switch len(args) {
@@ -20,19 +24,93 @@ that command's usage, what it does and its flags.`,
 				fmt.Fprint(e.stdout, mainUsage())
 				return nil
 			case 1:
-				c := lookup(args[0])
-				if c == nil {
-					return usagef("unknown command %q; 'patchbot help' lists them", args[0])
+				if c := lookup(args[0]); c != nil {
+					fmt.Fprint(e.stdout, commandHelp(c))
+					return nil
 				}
-				fmt.Fprint(e.stdout, commandHelp(c))
-				return nil
+				if data, ok := topic(args[0]); ok {
+					_, err := e.stdout.Write(data)
+					return err
+				}
+				msg := fmt.Sprintf("unknown command or topic %q", args[0])
+				if near := nearest(args[0], helpNames()); near != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", near)
+				}
+				return usagef("%s; 'patchbot help' lists them", msg)
 			}
 			return usagef("too many arguments")
 		}
 	},
 }
 
-// commandHelp returns c's usage line, description and flags.
+// commandPages names the page of docs/ of each command whose page is not
+// named after it; the others' is NAME.md.
+var commandPages = map[string]string{
+	"post":       "review",
+	"version":    "version",
+	"help":       "version",
+	"doc":        "version",
+	"completion": "version",
+}
+
+// commandPage returns the name of c's page of docs/, or "" if it has none.
+func commandPage(c *subcommand) string {
+	name := c.name
+	if p, ok := commandPages[name]; ok {
+		name = p
+	}
+	if _, err := patchbot.Docs.ReadFile("docs/" + name + ".md"); err != nil {
+		return ""
+	}
+	return name
+}
+
+// topic returns the page of the help topic name: a page of docs/ whose
+// name is not a command's, as 'go help gopath' is a topic and not a
+// command. Any such page will do ("help review" prints post's page); the
+// list of topics names only the pages that are no command's.
+func topic(name string) ([]byte, bool) {
+	if lookup(name) != nil || strings.ContainsAny(name, "/.") {
+		return nil, false
+	}
+	data, err := patchbot.Docs.ReadFile("docs/" + name + ".md")
+	return data, err == nil
+}
+
+// topics lists the help topics: the pages of docs/ that are no
+// command's.
+func topics() []docPage {
+	pages, _ := docPages()
+	own := map[string]bool{}
+	for _, c := range commands {
+		own[commandPage(c)] = true
+	}
+	var list []docPage
+	for _, p := range pages {
+		if !own[p.name] {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// helpNames lists what 'patchbot help' takes: commands and pages.
+func helpNames() []string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	pages, _ := docPages()
+	for _, p := range pages {
+		if lookup(p.name) == nil {
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
+
+// commandHelp returns c's usage line, description and flags, and names
+// the command's page of the documentation when it has one.
 func commandHelp(c *subcommand) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: patchbot %s %s\n\n%s\n", c.name, c.args, strings.TrimSpace(c.long))
@@ -45,6 +123,9 @@ func commandHelp(c *subcommand) string {
 		fs.SetOutput(&b)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if page := commandPage(c); page != "" {
+		fmt.Fprintf(&b, "\nThe whole page, with examples: 'patchbot doc %s'.\n", page)
 	}
 	return b.String()
 }

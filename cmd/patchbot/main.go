@@ -297,6 +297,10 @@ func mainUsage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "\t%-10s %s\n", c.name, c.short)
 	}
-	b.WriteString("\nRun 'patchbot help <command>' for more about a command.\n")
+	b.WriteString("\nRun 'patchbot help <command>' for more about a command.\n\nAdditional help topics:\n\n")
+	for _, p := range topics() {
+		fmt.Fprintf(&b, "\t%-10s %s\n", p.name, p.title)
+	}
+	b.WriteString("\nRun 'patchbot help <topic>' for more about that topic.\n")
 	return b.String()
 }
