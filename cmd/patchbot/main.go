@@ -19,6 +19,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/actions"
 	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/step/benchrun"
 )
 
 // Exit codes, as DESIGN.md fixes them for scripts.
@@ -282,6 +283,11 @@ func report(e *env, c *subcommand, err error) int {
 	// (internal/remedy): here they are the command's flags.
 	fmt.Fprintf(e.stderr, "patchbot %s: %s\n", c.name, remedy.Word(strings.TrimRight(err.Error(), "\n"), e.words))
 	if _, ok := errors.AsType[*config.Error](err); ok {
+		return exitUsage
+	}
+	// A package pattern that names no package is an input that is not
+	// there, as a missing file is.
+	if _, ok := errors.AsType[*benchrun.PackageError](err); ok {
 		return exitUsage
 	}
 	if ec, ok := errors.AsType[exitCoder](err); ok {
