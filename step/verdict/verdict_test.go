@@ -1,0 +1,334 @@
+package verdict
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// TestCDF checks the exact distribution of U against every order of a
+// few runs, enumerated.
+func TestCDF(t *testing.T) {
+	for _, mn := range [][2]int{{1, 1}, {2, 3}, {4, 5}, {5, 5}, {6, 3}} {
+		m, n := mn[0], mn[1]
+		counts := make([]float64, m*n+1)
+		total := 0.0
+		// Each subset of m positions of m+n is an order: the x's there.
+		for mask := 0; mask < 1<<(m+n); mask++ {
+			if popcount(mask) != m {
+				continue
+			}
+			u, xs := 0, 0
+			for pos := 0; pos < m+n; pos++ {
+				if mask&(1<<pos) != 0 {
+					xs++
+				} else {
+					u += xs // this y beats the x's below it
+				}
+			}
+			counts[u]++
+			total++
+		}
+		c := cdf(m, n)
+		sum := 0.0
+		for u := range counts {
+			sum += counts[u] / total
+			if math.Abs(c[u]-sum) > 1e-12 {
+				t.Errorf("m=%d n=%d: P(U ≤ %d) = %v, want %v", m, n, u, c[u], sum)
+			}
+		}
+	}
+	if c := cdf(5, 5); math.Abs(c[0]-1.0/252) > 1e-15 {
+		t.Errorf("P(U = 0) for 5 and 5 runs = %v, want 1/252", c[0])
+	}
+}
+
+func popcount(x int) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// TestLowerRank checks the ranks against the published critical values of
+// the Mann-Whitney test (two-sided α = 0.05: reject when U ≤ 23 for 10 and
+// 10 runs, U ≤ 2 for 5 and 5, U ≤ 127 for 20 and 20).
+func TestLowerRank(t *testing.T) {
+	for _, tt := range []struct {
+		m, n int
+		q    float64
+		want int
+	}{
+		{10, 10, 0.025, 24},
+		{5, 5, 0.025, 3},
+		{20, 20, 0.025, 128},
+		{5, 5, 0.05 / 6 / 2, 1}, // the default plan's first look: only the extremes
+		{4, 4, 0.05 / 6 / 2, 0}, // too few runs for an interval
+	} {
+		if got := lowerRank(tt.m, tt.n, tt.q); got != tt.want {
+			t.Errorf("lowerRank(%d, %d, %v) = %d, want %d", tt.m, tt.n, tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestDecide checks single decisions whose verdict is plain.
+func TestDecide(t *testing.T) {
+	p := DefaultPlan()
+	around := func(center float64, n int) []float64 {
+		var xs []float64
+		for i := range n {
+			xs = append(xs, center*(1+0.002*float64(i-n/2)))
+		}
+		return xs
+	}
+	for _, tt := range []struct {
+		name     string
+		old, new []float64
+		look     int
+		higher   bool
+		want     Verdict
+	}{
+		{"twice the time", around(100, 5), around(200, 5), 0, false, Slower},
+		{"half the time", around(100, 5), around(50, 5), 0, false, Faster},
+		{"twice the throughput", around(100, 5), around(200, 5), 0, true, Faster},
+		{"too few runs for an interval", around(100, 4), around(200, 4), 0, false, Continue},
+		{"too few runs at the cap", around(100, 4), around(200, 4), len(p.Looks) - 1, false, Undecided},
+		{"no change, tight", around(100, 10), around(100, 10), 1, false, Same},
+		{"every run equal", []float64{8, 8, 8}, []float64{8, 8, 8}, 0, false, Same},
+		{"zero allocations both sides", []float64{0, 0, 0, 0, 0}, []float64{0, 0, 0, 0, 0}, 0, false, Same},
+		{"from zero allocations to one", []float64{0, 0, 0, 0, 0}, []float64{1, 1, 1, 1, 1}, 0, false, Slower},
+		{"from one allocation to zero", []float64{1, 1, 1, 1, 1}, []float64{0, 0, 0, 0, 0}, 0, false, Faster},
+		{"noise wider than the margin, at the cap", noisy(1, 30), noisy(2, 30), len(p.Looks) - 1, false, Undecided},
+		{"noise wider than the margin, futile", noisy(1, 10), noisy(2, 10), 1, false, Undecided},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := p.Decide(tt.old, tt.new, tt.look, tt.higher)
+			if d.Verdict != tt.want {
+				t.Errorf("verdict %q, want %q (ratio %.3f in [%.3f, %.3f] at %.4f)", d.Verdict, tt.want, d.Ratio, d.Lo, d.Hi, d.Level)
+			}
+		})
+	}
+}
+
+// TestText checks the words a reviewer reads.
+func TestText(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tt := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Verdict: Faster, Ratio: 0.877, Lo: 0.85, Hi: 0.909}, "faster: -12.3% [-15.0%, -9.1%]"},
+		{Decision{Verdict: Slower, Ratio: 1.5, Lo: 1.4, Hi: 1.6}, "slower: +50.0% [+40.0%, +60.0%]"},
+		{Decision{Verdict: Same, Ratio: 1.001, Lo: 0.99, Hi: 1.01}, "same within ±2%"},
+		{Decision{Verdict: Undecided, Detectable: 0.31}, "not enough runs to tell: too noisy here to tell 2% (it would take 31%)"},
+		{Decision{Verdict: Undecided, Detectable: inf}, "not enough runs to tell"},
+		{Decision{Verdict: Continue}, "not decided yet"},
+	} {
+		if got := tt.d.Text(0.02); got != tt.want {
+			t.Errorf("Text = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// noisy returns n runs around 100 with a spread of ±20%.
+func noisy(seed uint64, n int) []float64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var xs []float64
+	for range n {
+		xs = append(xs, 100*(1+0.2*r.NormFloat64()))
+	}
+	return xs
+}
+
+// The recorded runs the simulations resample: real runs of codec's 28
+// benchmarks on one binary, on a busy machine and a quiet one.
+var (
+	// busy is the A/A run of docs/bench.md, 10 runs a side, pooled (the
+	// two sides are the same binary), while others built and tested on
+	// the machine: a benchmark's slowest run is 2 to 6 times its
+	// fastest.
+	busy = []string{"../benchrun/testdata/aa-interleaved-old.txt", "../benchrun/testdata/aa-interleaved-new.txt"}
+	// quiet is 20 runs of each on the same machine alone.
+	quiet = []string{"testdata/codec-quiet.txt"}
+)
+
+// realSamples returns the runs (ns/op) of each benchmark of files.
+func realSamples(t *testing.T, files []string) [][]float64 {
+	t.Helper()
+	byName := map[string][]float64{}
+	var names []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := benchfmt.NewReader(strings.NewReader(string(data)), f)
+		for r.Scan() {
+			res, ok := r.Result().(*benchfmt.Result)
+			if !ok {
+				continue
+			}
+			v, ok := res.Value("sec/op")
+			if !ok {
+				continue
+			}
+			name := string(res.Name)
+			if _, seen := byName[name]; !seen {
+				names = append(names, name)
+			}
+			byName[name] = append(byName[name], v)
+		}
+	}
+	var pools [][]float64
+	for _, n := range names {
+		pools = append(pools, byName[n])
+	}
+	if len(pools) < 10 {
+		t.Fatalf("read %d benchmarks from %v, want at least 10", len(pools), files)
+	}
+	return pools
+}
+
+// draw returns n runs resampled from pool, each with a little noise of its
+// own (a smoothed bootstrap: a tenth of the pool's spread), so that draws
+// do not repeat values exactly, as real runs do not, times factor.
+func draw(r *rand.Rand, pool []float64, n int, factor float64) []float64 {
+	lo, hi := slices.Min(pool), slices.Max(pool)
+	h := (hi - lo) / 10
+	var xs []float64
+	for range n {
+		x := pool[r.IntN(len(pool))] + h*r.NormFloat64()
+		xs = append(xs, math.Max(x, lo/2)*factor)
+	}
+	return xs
+}
+
+// A simulation is what simulate found.
+type simulation struct {
+	counts map[Verdict]int // rows per verdict of the plan
+	runs   float64         // mean runs per side
+	// fixed is how many rows the fixed design (20 runs a side, α =
+	// 0.05, on the same runs) called faster or slower, and agree how
+	// many of those the plan called the same way or undecided.
+	fixed, agree int
+}
+
+// simulate runs the plan on trials rows, each a benchmark of pools (in
+// turn) with its new side multiplied by factor, as a run would: a round
+// of runs, a decision, and another round while the verdict is not known.
+// It also judges the first 20 runs of each side in the fixed design.
+func simulate(p Plan, pools [][]float64, trials int, factor float64, seed uint64) simulation {
+	r := rand.New(rand.NewPCG(seed, 2))
+	fixed := Plan{Looks: []int{20}, Alpha: 0.05, Margin: p.Margin}
+	cap := max(p.Looks[len(p.Looks)-1], 20)
+	sim := simulation{counts: map[Verdict]int{}}
+	runs := 0
+	for i := range trials {
+		pool := pools[i%len(pools)]
+		old, new := draw(r, pool, cap, 1), draw(r, pool, cap, factor)
+		v := Undecided
+		for look, n := range p.Looks {
+			if d := p.Decide(old[:n], new[:n], look, false); d.Verdict != Continue {
+				v = d.Verdict
+				runs += n
+				break
+			}
+		}
+		sim.counts[v]++
+		if f := fixed.Decide(old[:20], new[:20], 0, false).Verdict; f == Faster || f == Slower {
+			sim.fixed++
+			if v == f || v == Undecided {
+				sim.agree++
+			}
+		}
+	}
+	sim.runs = float64(runs) / float64(trials)
+	return sim
+}
+
+// TestErrorRates measures the default plan's error rates by simulation:
+// thousands of rows resampled from real benchmark runs, looked at after
+// every round as bench looks at them. A/A rows (no change) must be called
+// faster or slower at most α = 5% of the time; rows that moved by 2E (4%)
+// or by E (2%) must be called the same at most 5%; rows that moved a lot
+// are decided, in the right direction, in few runs.
+func TestErrorRates(t *testing.T) {
+	p := DefaultPlan()
+	const trials = 3000
+	for _, machine := range []struct {
+		name   string
+		files  []string
+		shrink float64 // each run's distance to its median, divided
+	}{{"quiet", quiet, 1}, {"busy", busy, 1}, {"dedicated", quiet, 10}} {
+		// This machine's runs are never closer than about ±5%: a
+		// dedicated one is modelled by the quiet runs drawn ten times
+		// closer to their medians.
+		pools := realSamples(t, machine.files)
+		for _, pool := range pools {
+			m := median(pool)
+			for i, x := range pool {
+				pool[i] = m + (x-m)/machine.shrink
+			}
+		}
+		for _, tt := range []struct {
+			name   string
+			factor float64
+			check  func(counts map[Verdict]int) string
+		}{
+			{"A/A", 1, func(c map[Verdict]int) string {
+				if f := frac(c[Faster] + c[Slower]); f > p.Alpha {
+					return "false faster/slower too often"
+				}
+				return ""
+			}},
+			{"moved by 2E", 1 + 2*p.Margin, func(c map[Verdict]int) string {
+				if f := frac(c[Same]); f > p.Alpha {
+					return "false same too often"
+				}
+				if f := frac(c[Faster]); f > p.Alpha {
+					return "called faster, the wrong direction, too often"
+				}
+				return ""
+			}},
+			{"moved by E", 1 + p.Margin, func(c map[Verdict]int) string {
+				if f := frac(c[Same]); f > p.Alpha {
+					return "false same too often"
+				}
+				return ""
+			}},
+			{"twice the time", 2, func(c map[Verdict]int) string {
+				if c[Faster] > 0 {
+					return "called faster: the wrong direction"
+				}
+				if f := frac(c[Slower]); f < 0.9 {
+					return "too few rows called slower"
+				}
+				return ""
+			}},
+		} {
+			t.Run(machine.name+"/"+tt.name, func(t *testing.T) {
+				sim := simulate(p, pools, trials, tt.factor, 1)
+				counts := sim.counts
+				t.Logf("%d rows ×%.2f: faster %.1f%%, slower %.1f%%, same %.1f%%, undecided %.1f%%; %.1f runs per side on average; fixed 20+20 significant on %d rows, the plan agrees (or undecided) on %d",
+					trials, tt.factor, 100*frac(counts[Faster]), 100*frac(counts[Slower]), 100*frac(counts[Same]), 100*frac(counts[Undecided]), sim.runs, sim.fixed, sim.agree)
+				if msg := tt.check(counts); msg != "" {
+					t.Error(msg)
+				}
+				// On A/A rows the fixed design's significant rows are
+				// its false alarms, which the plan is right to call
+				// the same: agreement counts on rows that moved.
+				if tt.factor != 1 && float64(sim.agree) < 0.95*float64(sim.fixed) {
+					t.Errorf("the plan agrees with fixed 20+20 on %d of its %d significant rows, want 95%%", sim.agree, sim.fixed)
+				}
+			})
+		}
+	}
+}
+
+func frac(n int) float64 { return float64(n) / 3000 }
