@@ -20,6 +20,16 @@ type Bench struct {
 	// interval around a median.
 	Count int `yaml:"count" json:"count"`
 
+	// MaxCount caps the runs per side of a sequential comparison
+	// (-count auto), which looks after every 5: a benchmark still
+	// undecided at the cap is reported undecided.
+	MaxCount int `yaml:"max_count" json:"max_count"`
+
+	// Equivalence is the margin of "same" in a sequential comparison: a
+	// benchmark whose change's interval lies within ±Equivalence is the
+	// same.
+	Equivalence Percent `yaml:"equivalence" json:"equivalence"`
+
 	// Benchtime is each run's -test.benchtime: a duration ("1s") or a
 	// number of iterations ("100x"); "" keeps the testing package's 1s.
 	Benchtime string `yaml:"benchtime" json:"benchtime"`
@@ -82,6 +92,10 @@ func (b *Bench) validate() error {
 	switch {
 	case b.Count < 1:
 		return &keyError{"count", errors.New("must be at least 1")}
+	case b.MaxCount < 5 || b.MaxCount > 1000:
+		return &keyError{"max_count", errors.New("must be from 5 (the first look of -count auto) to 1000")}
+	case !(b.Equivalence > 0 && b.Equivalence < 100):
+		return &keyError{"equivalence", errors.New("must be a percentage above 0% and under 100%, like 2%")}
 	case benchtimeErr != nil:
 		return &keyError{"benchtime", benchtimeErr}
 	case b.Timeout < 0:

@@ -13,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
+	"github.com/patchbot/patchbot/step/verdict"
 )
 
 // An Env is what a job may take from the process that runs it, and where
@@ -222,10 +223,19 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		seed = rand.Uint64N(1 << 53)
 		fmt.Fprintf(env.Log, "shuffled order, seed %d ({bench.seed} %d repeats it)\n", seed, seed)
 	}
+	var plan *verdict.Plan
+	if b.Auto {
+		maxCount := b.MaxCount
+		if maxCount == 0 {
+			maxCount = bc.MaxCount
+		}
+		plan = &verdict.Plan{Looks: verdict.Looks(5, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
+	}
 	return benchrun.Options{
 		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
 		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
 		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
+		Plan:     plan,
 		Progress: env.Progress,
 		Runner:   runner,
 	}, nil

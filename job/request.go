@@ -80,11 +80,16 @@ type Patch struct {
 // BenchSettings are what the bench step measures. Zero fields take the
 // configuration's values (run.count, run.benchtime).
 type BenchSettings struct {
-	Packages  []string `json:"packages,omitempty"`  // go list patterns; empty: the packages the change touches
-	Bench     string   `json:"bench,omitempty"`     // the -test.bench regexp; "": all (the example's story for the example)
-	Count     int      `json:"count,omitempty"`     // runs per side
-	Benchtime string   `json:"benchtime,omitempty"` // each run's -test.benchtime
-	OutDir    string   `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
+	Packages []string `json:"packages,omitempty"` // go list patterns; empty: the packages the change touches
+	Bench    string   `json:"bench,omitempty"`    // the -test.bench regexp; "": all (the example's story for the example)
+	Count    int      `json:"count,omitempty"`    // runs per side
+	// Auto makes the comparison sequential (-count auto): rounds of 5
+	// runs a side, each benchmark run until it is decided, at most
+	// MaxCount runs a side (0: bench.max_count). Count is then unused.
+	Auto      bool   `json:"auto,omitempty"`
+	MaxCount  int    `json:"max_count,omitempty"`
+	Benchtime string `json:"benchtime,omitempty"` // each run's -test.benchtime
+	OutDir    string `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
 
 	// The rest: zero takes the configuration's bench section, in the
 	// whole job as in the bench step on its own.
@@ -308,6 +313,9 @@ func (r *Request) Validate() error {
 func (b *BenchSettings) validate() error {
 	if b.Count < 0 || b.Count > MaxCount {
 		return remedy.Fieldf("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
+	}
+	if b.MaxCount != 0 && (b.MaxCount < 5 || b.MaxCount > MaxCount) {
+		return remedy.Fieldf("bench.max_count", fmt.Sprint(b.MaxCount), "must be from 5 (the first look of an automatic count) to %d", MaxCount)
 	}
 	if b.Benchtime != "" {
 		if err := config.ValidBenchtime(b.Benchtime); err != nil {

@@ -63,7 +63,11 @@ func (r *Result) writeBench(b *bytes.Buffer) error {
 		fmt.Fprintf(b, "\n== bench\nnothing to run: %s\n", r.NoBench)
 		return nil
 	}
-	fmt.Fprintf(b, "\n== bench: %s, %d runs per side", strings.Join(br.Run.Packages, " "), br.Run.Count)
+	runs := fmt.Sprintf("%d runs per side", br.Run.Count)
+	if len(br.Run.Looks) > 0 {
+		runs = fmt.Sprintf("up to %d runs per side (-count auto)", br.Run.Count)
+	}
+	fmt.Fprintf(b, "\n== bench: %s, %s", strings.Join(br.Run.Packages, " "), runs)
 	if br.Run.Benchtime != "" {
 		fmt.Fprintf(b, " of %s", br.Run.Benchtime)
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -28,7 +29,10 @@ The working tree, index and branches are never touched: each revision is
 written into a temporary directory, each package's test binary is built once
 per revision (go test -c), and the binaries are run -count times each, every
 run a fresh process, alternating the revisions (old new new old ...) so that
-a drifting machine weighs on both alike.
+a drifting machine weighs on both alike. With -count auto they run in rounds
+of 5 a side, and after each round every benchmark whose time the runs can
+decide is faster, slower, the same within ±bench.equivalence, or undecided,
+and runs no more: see 'patchbot doc bench'.
 
 With -old and -new it compares saved results in Go benchmark format instead,
 running nothing: the files -o keeps, or any 'go test -bench' output.
@@ -43,7 +47,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		var pkgs stringsFlag
 		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change touches)")
 		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
-		count := fs.Int("count", 0, "runs per side, at most 1000 (default: bench.count, 10)")
+		var count countFlag
+		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, 10)")
+		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
 		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
 		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
 		timeout := fs.Duration("timeout", 0, "kill a run that takes longer than `D`, and report it as failed (default: bench.timeout, 10m)")
@@ -67,8 +73,11 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			}
 			bc := cfg.Bench
 			set := given(fs)
-			if set["count"] && *count < 1 {
-				return usagef("-count must be at least 1")
+			if set["count"] && !count.auto && count.n < 1 {
+				return usagef("-count must be at least 1, or auto")
+			}
+			if set["max-count"] && !count.auto {
+				return usagef("-max-count goes with -count auto")
 			}
 			if *jsonOut {
 				*format = string(benchrun.JSON)
@@ -112,7 +121,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					return usagef("too many arguments: at most BASE and HEAD")
 				}
 				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
-					Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, CPU: *cpu,
+					Packages: pkgs, Bench: *bench, Count: count.n, Auto: count.auto, MaxCount: *maxCount,
+					Benchtime: *benchtime, CPU: *cpu,
 					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
 					Sandbox: *sandboxed,
 				}}
@@ -156,7 +166,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 }
 
 // runFlags are the flags that only make sense when bench runs benchmarks.
-var runFlags = []string{"repo", "pkg", "bench", "count", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
+var runFlags = []string{"repo", "pkg", "bench", "count", "max-count", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
 
 // stringsFlag is a flag that may be given several times.
 type stringsFlag []string
@@ -190,4 +200,34 @@ func commandLine(fs *flag.FlagSet, args []string) []string {
 		line = append(line, "-"+f.Name+"="+f.Value.String())
 	})
 	return append(line, args...)
+}
+
+// A countFlag is -count: a number of runs per side, or "auto" for a
+// sequential comparison (package verdict).
+type countFlag struct {
+	n    int
+	auto bool
+}
+
+func (c *countFlag) String() string {
+	if c.auto {
+		return "auto"
+	}
+	if c.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(c.n)
+}
+
+func (c *countFlag) Set(s string) error {
+	if s == "auto" {
+		c.auto, c.n = true, 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither a number of runs nor auto", s)
+	}
+	c.auto, c.n = false, n
+	return nil
 }

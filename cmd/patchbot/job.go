@@ -21,6 +21,7 @@ var fieldFlags = map[string]string{
 	"branch":              "-for",
 	"at":                  "-at",
 	"bench.count":         "-count",
+	"bench.max_count":     "-max-count",
 	"bench.benchtime":     "-benchtime",
 	"bench.bench":         "-bench",
 	"bench.packages":      "-pkg",

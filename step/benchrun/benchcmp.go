@@ -44,7 +44,10 @@ func writeBenchcmp(w io.Writer, r *Result) error {
 					continue
 				}
 				d := v.delta(row.Old.Center, row.New.Center)
-				if !row.Compare.Significant {
+				switch {
+				case row.Compare.Decision != nil:
+					d += " " + row.Compare.Decision.Verdict
+				case !row.Compare.Significant:
 					d += " ~"
 				}
 				fmt.Fprintf(tw, "Benchmark%s\t%s\t%s\t%s\n", row.Name, v.format(row.Old.Center), v.format(row.New.Center), d)
@@ -145,6 +148,13 @@ func key(r *Result, f Format) string {
 		return ""
 	}
 	k := fmt.Sprintf("~ not significant: p > %v (Mann-Whitney U test); figures are medians of %s runs", r.Alpha, n)
+	if r.Run != nil && len(r.Run.Looks) > 0 {
+		// Time and throughput rows say a verdict; the rest keep "~".
+		k = fmt.Sprintf("-count auto: each benchmark ran until its time was decided, %d to %d runs a side (figures are medians of %s); "+
+			"faster or slower: its %s interval excludes no change; same: within ±%g%%; undecided: not enough runs to tell. "+
+			"Other units: ~ not significant, p > %v (Mann-Whitney U test)",
+			r.Run.Looks[0], r.Run.Looks[len(r.Run.Looks)-1], n, levelOf(r), 100*r.Run.Margin, r.Alpha)
+	}
 	if f == Benchcmp && hasSpreadNote(r) {
 		k += "; ± is the 95% confidence interval of a median, as a share of it"
 	}
@@ -184,7 +194,7 @@ func spreadNote(t *Table) string {
 	if widest <= 0 || len(olds) == 0 || len(news) == 0 {
 		return ""
 	}
-	mo, mn := median(olds), median(news)
+	mo, mn := medianFinite(olds), medianFinite(news)
 	note := fmt.Sprintf("spread: old ± %s, new ± %s (median of rows)", pct(mo), pct(mn))
 	if pct(widest) != pct(max(mo, mn)) {
 		note += fmt.Sprintf("; widest: Benchmark%s %s ± %s", widestName, widestSide, pct(widest))
@@ -205,9 +215,13 @@ func hasSpreadNote(r *Result) bool {
 }
 
 // spread returns s's ± as a fraction of its center, as benchmath's
-// PctRangeString computes it: +Inf when too few runs bound the median, and
+// PctRangeString computes it, but 0 for runs that all gave one figure:
+// +Inf when too few runs bound the median, and
 // false when the interval crosses zero, which has no share to give.
 func spread(s *Summary) (float64, bool) {
+	if len(s.Values) > 0 && slices.Min(s.Values) == slices.Max(s.Values) {
+		return 0, true // every run the same: exact, however few
+	}
 	b := s.summary()
 	if math.IsInf(b.Lo, 0) || math.IsInf(b.Hi, 0) {
 		return math.Inf(1), true
@@ -229,6 +243,22 @@ func pct(x float64) string {
 	return fmt.Sprintf("%.0f%%", 100*x)
 }
 
+// medianFinite returns the median of the finite values of xs (a row of too
+// few runs has an infinite spread, which says nothing of the others'), or
+// +Inf when none is.
+func medianFinite(xs []float64) float64 {
+	var fin []float64
+	for _, x := range xs {
+		if !math.IsInf(x, 1) {
+			fin = append(fin, x)
+		}
+	}
+	if len(fin) == 0 {
+		return math.Inf(1)
+	}
+	return median(fin)
+}
+
 // median returns the median of xs, which it sorts.
 func median(xs []float64) float64 {
 	slices.Sort(xs)
@@ -237,6 +267,18 @@ func median(xs []float64) float64 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// levelOf returns the level of the decisions' intervals in r, as "99.2%".
+func levelOf(r *Result) string {
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			if row.Compare != nil && row.Compare.Decision != nil {
+				return strconv.FormatFloat(100*row.Compare.Decision.Level, 'f', 1, 64) + "%"
+			}
+		}
+	}
+	return "repeated 95%"
 }
 
 // runsPerSide returns "10" when every sample has 10 values, "6 to 10" when

@@ -325,7 +325,7 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 				Significant: !(c.P > c.Alpha), // benchmath's FormatDelta prints "~" when P > Alpha
 				Warnings:    errorStrings(c.Warnings),
 			}
-			row.Compare.Delta, row.Compare.Verdict = verdict(row.Old.Center, row.New.Center, row.Compare.Significant, t.Better)
+			row.Compare.Delta, row.Compare.Verdict = deltaVerdict(row.Old.Center, row.New.Center, row.Compare.Significant, t.Better)
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -334,9 +334,9 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 	}
 }
 
-// verdict returns the relative change from old to new and what it means for
+// deltaVerdict returns the relative change from old to new and what it means for
 // a unit whose better direction is better.
-func verdict(old, new float64, significant bool, better int) (delta float64, v string) {
+func deltaVerdict(old, new float64, significant bool, better int) (delta float64, v string) {
 	if old != 0 {
 		delta = new/old - 1
 	}

@@ -105,6 +105,13 @@ func (r *Result) Check() error {
 				if !(c.P >= 0 && c.P <= 1) || !slices.Contains([]string{Better, Worse, Changed, Same}, c.Verdict) {
 					return where("row %q: p=%v, verdict %q", row.Name, c.P, c.Verdict)
 				}
+				if d := c.Decision; d != nil {
+					finite := isFinite(d.Ratio) && isFinite(d.Lo) && (d.Hi == nil || isFinite(*d.Hi)) && (d.Detectable == nil || isFinite(*d.Detectable))
+					if !slices.Contains([]string{Faster, Slower, Same, Undecided}, d.Verdict) || !finite ||
+						!(d.Level > 0 && d.Level < 1) || !(d.Margin > 0 && d.Margin < 1) || d.Look < 1 {
+						return where("row %q: a decision %q of ratio %v at level %v, margin %v, look %d", row.Name, d.Verdict, d.Ratio, d.Level, d.Margin, d.Look)
+					}
+				}
 			}
 		}
 	}

@@ -162,7 +162,37 @@ type Comparison struct {
 	Verdict string `json:"verdict"`
 
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Decision is a sequential comparison's verdict on the row (time and
+	// throughput rows, with -count auto); Significant and Verdict then
+	// follow it rather than the U test: faster and slower are better and
+	// worse, same and undecided are "~".
+	Decision *Decision `json:"decision,omitempty"`
 }
+
+// A Decision is the verdict of a sequential comparison on one benchmark
+// (package step/verdict): its words, the change's estimate and interval.
+type Decision struct {
+	// Verdict is "faster", "slower", "same" (within ±Margin) or
+	// "undecided" (the cap came first, or could not have helped).
+	Verdict string   `json:"verdict"`
+	Ratio   float64  `json:"ratio"`        // new/old, estimated
+	Lo      float64  `json:"lo"`           // the interval of new/old, at Level
+	Hi      *float64 `json:"hi,omitempty"` // omitted when unbounded (too few runs)
+	Level   float64  `json:"level"`
+	Margin  float64  `json:"margin"`
+	// Detectable is the smallest change (0.05 for 5%) the runs would
+	// have detected with 80% power; omitted when they were too few.
+	Detectable *float64 `json:"detectable,omitempty"`
+	Look       int      `json:"look"` // the look that decided it, from 1
+}
+
+// The verdicts of a Decision.
+const (
+	Faster    = "faster"
+	Slower    = "slower"
+	Undecided = "undecided"
+)
 
 // Verdicts of a Comparison.
 const (
@@ -235,17 +265,25 @@ func (o *Omission) String() string {
 
 // RunInfo says how a Result's benchmarks were run.
 type RunInfo struct {
-	Packages  []string      `json:"packages"`
-	Bench     string        `json:"bench"`
-	Count     int           `json:"count"`
-	Benchtime string        `json:"benchtime,omitempty"`
-	CPU       string        `json:"cpu,omitempty"`
-	Order     Order         `json:"order"`
-	Seed      uint64        `json:"seed,omitempty"`
-	Skipped   []string      `json:"skipped,omitempty"` // touched packages without benchmarks
-	Wall      time.Duration `json:"wall_ns"`           // the whole run, checkouts included
-	Build     time.Duration `json:"build_ns"`          // go test -c, both sides
-	BenchTime time.Duration `json:"bench_ns"`          // benchmark processes, start to exit
+	Packages  []string `json:"packages"`
+	Bench     string   `json:"bench"`
+	Count     int      `json:"count"`
+	Benchtime string   `json:"benchtime,omitempty"`
+	CPU       string   `json:"cpu,omitempty"`
+	Order     Order    `json:"order"`
+	Seed      uint64   `json:"seed,omitempty"`
+	Skipped   []string `json:"skipped,omitempty"` // touched packages without benchmarks
+
+	// Looks are a sequential comparison's runs per side after each
+	// round (Count is the last, the cap), and Margin its "same within
+	// ±Margin"; empty in the fixed design, where every benchmark runs
+	// Count times.
+	Looks  []int   `json:"looks,omitempty"`
+	Margin float64 `json:"margin,omitempty"`
+
+	Wall      time.Duration `json:"wall_ns"`  // the whole run, checkouts included
+	Build     time.Duration `json:"build_ns"` // go test -c, both sides
+	BenchTime time.Duration `json:"bench_ns"` // benchmark processes, start to exit
 
 	// Isolation says how the processes ran: in which sandbox, with which
 	// limits, or in none.

@@ -49,11 +49,15 @@ func writeReview(w io.Writer, r *Result, md bool) error {
 				if !row.Compare.Significant {
 					d = "~"
 				}
+				d += " (" + row.Compare.comparison().String() + ")"
+				if dec := row.Compare.Decision; dec != nil {
+					d = dec.text(row.Compare.N1, row.Compare.N2)
+				}
 				rows = append(rows, []string{
 					text(row.Name),
 					v.format(row.Old.Center) + " ± " + row.Old.summary().PctRangeString(),
 					v.format(row.New.Center) + " ± " + row.New.summary().PctRangeString(),
-					d + " (" + row.Compare.comparison().String() + ")",
+					d,
 				})
 			}
 			g, onlyOne := commonGeomean(t)
@@ -151,8 +155,12 @@ func intro(r *Result, md bool) string {
 	if r.Run.Order == Shuffled {
 		order = fmt.Sprintf("shuffled (seed %d)", r.Run.Seed)
 	}
-	return fmt.Sprintf("Benchmarks of %s at %s (old) and %s (new), %d runs each, %s.",
-		strings.Join(pkgs, ", "), side(r.Base), side(r.Head), r.Run.Count, order)
+	runs := fmt.Sprintf("%d runs each", r.Run.Count)
+	if len(r.Run.Looks) > 0 {
+		runs = fmt.Sprintf("each benchmark run until decided, up to %d runs each", r.Run.Count)
+	}
+	return fmt.Sprintf("Benchmarks of %s at %s (old) and %s (new), %s, %s.",
+		strings.Join(pkgs, ", "), side(r.Base), side(r.Head), runs, order)
 }
 
 func markdownTable(bw *errWriter, rows [][]string) {

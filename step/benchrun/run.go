@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/step/verdict"
 )
 
 // Options says what Run benchmarks and how. The zero value benchmarks the
@@ -50,6 +51,12 @@ type Options struct {
 
 	// Compare holds the statistical settings; nil means benchstat's.
 	Compare *CompareOptions
+
+	// Plan, when set, makes the comparison sequential (-count auto):
+	// rounds of runs up to each of Plan.Looks, after each a verdict on
+	// every benchmark it can decide (step/verdict), and the next round
+	// only for those still undecided. Count is then ignored.
+	Plan *verdict.Plan
 
 	// Runner runs every process Run starts ('go list', 'go test -c',
 	// each run of a test binary); nil means Direct. A sandbox goes here.
@@ -98,6 +105,12 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	if o.Count <= 0 {
 		o.Count = DefaultCount
+	}
+	if o.Plan != nil {
+		if err := o.Plan.Validate(); err != nil {
+			return nil, err
+		}
+		o.Count = o.Plan.Looks[len(o.Plan.Looks)-1]
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = defaultTimeout
@@ -228,6 +241,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		Bench: o.Bench, Count: o.Count, Benchtime: o.Benchtime, CPU: o.CPU,
 		Order: o.Order,
 	}
+	if o.Plan != nil {
+		info.Looks, info.Margin = o.Plan.Looks, o.Plan.Margin
+	}
 	if iso, ok := o.Runner.(Isolator); ok {
 		info.Isolation = iso.Isolation()
 	}
@@ -284,12 +300,22 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 
 	// No -test.timeout: the testing package stops its alarm before it
 	// runs benchmarks, so runBinary enforces o.Timeout itself.
-	args := append(slices.Clone(testFlags), "-test.run=^$", "-test.bench="+o.Bench, "-test.benchmem", "-test.count=1")
-	if o.Benchtime != "" {
-		args = append(args, "-test.benchtime="+o.Benchtime)
+	flags := func(bench string) []string {
+		args := append(slices.Clone(testFlags), "-test.run=^$", "-test.bench="+bench, "-test.benchmem", "-test.count=1")
+		if o.Benchtime != "" {
+			args = append(args, "-test.benchtime="+o.Benchtime)
+		}
+		if o.CPU != "" {
+			args = append(args, "-test.cpu="+o.CPU)
+		}
+		return args
 	}
-	if o.CPU != "" {
-		args = append(args, "-test.cpu="+o.CPU)
+	// Each package's -test.bench: o.Bench, then, in a sequential
+	// comparison, narrowed to the benchmarks not decided yet; "" when
+	// none is left.
+	benches := make([]string, len(pkgs))
+	for i := range benches {
+		benches[i] = o.Bench
 	}
 
 	var raw [2]*rawWriter
@@ -299,40 +325,65 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	failures := make(map[job]*Failure)
 	var failOrder []job
 	omitted := newOmissions()
-	for i, j := range schedule(o.Order, o.Count, len(pkgs), o.Seed) {
-		bin := bins[j.side][j.pkg]
-		if bin == "" {
-			continue
-		}
-		p := pkgs[j.pkg]
-		prog.run(i, sideNames[j.side], p.rel)
-		t0 := time.Now()
-		out := newRunReader()
-		runErr := runBinary(ctx, pr, j.side, p, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), args, o.Timeout, out)
-		info.BenchTime += time.Since(t0)
-		if ctx.Err() != nil {
-			return nil, interrupted(ctx)
-		}
-		if runErr != nil && !ranAndFailed(runErr) {
-			return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
-		}
-		raw[j.side].add(out.results)
-		if runErr == nil && out.failed {
-			runErr = errors.New("a benchmark failed")
-		}
-		if runErr != nil {
-			f := failures[j]
-			if f == nil {
-				f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: relPaths.Replace(runErr.Error()), Tail: relPaths.Replace(out.ex.String())}
-				failures[j] = f
-				failOrder = append(failOrder, j)
+	looks := []int{o.Count}
+	if o.Plan != nil {
+		looks = o.Plan.Looks
+	}
+	seq := &sequence{plan: o.Plan, decided: map[benchKey]verdict.Decision{}}
+	done, ran := 0, 0 // rounds done; runs made, for the progress line
+	for look, n := range looks {
+		for _, j := range scheduleFrom(o.Order, done, n-done, len(pkgs), o.Seed) {
+			bin := bins[j.side][j.pkg]
+			if bin == "" || benches[j.pkg] == "" {
+				continue
 			}
-			f.Runs++
+			p := pkgs[j.pkg]
+			prog.run(ran, sideNames[j.side], p.rel)
+			ran++
+			t0 := time.Now()
+			out := newRunReader()
+			runErr := runBinary(ctx, pr, j.side, p, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), flags(benches[j.pkg]), o.Timeout, out)
+			info.BenchTime += time.Since(t0)
+			if ctx.Err() != nil {
+				return nil, interrupted(ctx)
+			}
+			if runErr != nil && !ranAndFailed(runErr) {
+				return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
+			}
+			raw[j.side].add(out.results)
+			seq.add(j.side, p.importPath, out.results)
+			if runErr == nil && out.failed {
+				runErr = errors.New("a benchmark failed")
+			}
+			if runErr != nil {
+				f := failures[j]
+				if f == nil {
+					f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: relPaths.Replace(runErr.Error()), Tail: relPaths.Replace(out.ex.String())}
+					failures[j] = f
+					failOrder = append(failOrder, j)
+				}
+				f.Runs++
+			}
+			for _, om := range out.omissions(runErr != nil) {
+				om.Side, om.Package = sideNames[j.side], p.importPath
+				omitted.add(om)
+			}
 		}
-		for _, om := range out.omissions(runErr != nil) {
-			om.Side, om.Package = sideNames[j.side], p.importPath
-			omitted.add(om)
+		done = n
+		if o.Plan == nil {
+			break
 		}
+		left := 0
+		for i, p := range pkgs {
+			benches[i] = seq.decide(p.importPath, look, o.Bench)
+			if benches[i] != "" {
+				left++
+			}
+		}
+		if left == 0 {
+			break
+		}
+		prog.total = ran + left*2*(looks[len(looks)-1]-done)
 	}
 	prog.done()
 
@@ -366,6 +417,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	for _, j := range failOrder {
 		res.Failures = append(res.Failures, failures[j])
 	}
+	seq.attach(res)
 	// What the runs left out, then what the comparison did.
 	res.Omitted = append(omitted.list, res.Omitted...)
 	info.Wall = time.Since(start)

@@ -41,6 +41,14 @@ type job struct {
 
 // schedule returns the runs to make: count per side and package, in order.
 func schedule(order Order, count, npkg int, seed uint64) []job {
+	return scheduleFrom(order, 0, count, npkg, seed)
+}
+
+// scheduleFrom returns the runs of rounds from to from+count−1: a
+// sequential comparison (Options.Plan) schedules one look's rounds at a
+// time, and the interleaved order alternates which side goes first across
+// looks as within one.
+func scheduleFrom(order Order, from, count, npkg int, seed uint64) []job {
 	var jobs []job
 	switch order {
 	case Sequential:
@@ -56,14 +64,14 @@ func schedule(order Order, count, npkg int, seed uint64) []job {
 	// ABBA: round i runs old then new when i is even, new then old
 	// when odd, so each side goes first equally often and no side
 	// always follows the other.
-	for i := range count {
+	for i := from; i < from+count; i++ {
 		for p := range npkg {
 			first := i % 2
 			jobs = append(jobs, job{first, p}, job{1 - first, p})
 		}
 	}
 	if order == Shuffled {
-		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		rng := rand.New(rand.NewPCG(seed+uint64(from), seed^0x9e3779b97f4a7c15))
 		rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 	}
 	return jobs

@@ -32,6 +32,10 @@ func TestSpreadNote(t *testing.T) {
 		}, "spread: old ± 5%, new ± 5% (median of rows)"},
 		{"too few runs", []*Row{row("A", &Summary{Center: 100}, &Summary{Center: 100})},
 			"spread: old ± ∞, new ± ∞ (median of rows)"},
+		{"a row of too few runs leaves the median to the others", []*Row{
+			row("A", &Summary{Center: 100}, &Summary{Center: 100}),
+			row("B", sum(90, 110), sum(95, 105)),
+		}, "spread: old ± 10%, new ± 5% (median of rows); widest: BenchmarkA old ± ∞"},
 		{"every run the same", []*Row{row("A", sum(100, 100), sum(100, 100)), row("B", &Summary{Center: 0, Lo: f(0), Hi: f(0)}, sum(100, 100))},
 			""},
 		{"an interval across zero has no share", []*Row{
