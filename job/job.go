@@ -236,6 +236,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
 		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
 		Plan:     plan,
+		AA:       b.AA,
 		Progress: env.Progress,
 		Runner:   runner,
 	}, nil

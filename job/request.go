@@ -86,8 +86,11 @@ type BenchSettings struct {
 	// Auto makes the comparison sequential (-count auto): rounds of 5
 	// runs a side, each benchmark run until it is decided, at most
 	// MaxCount runs a side (0: bench.max_count). Count is then unused.
-	Auto      bool   `json:"auto,omitempty"`
-	MaxCount  int    `json:"max_count,omitempty"`
+	Auto     bool `json:"auto,omitempty"`
+	MaxCount int  `json:"max_count,omitempty"`
+	// AA compares the head with itself, one binary on both sides, to
+	// measure the false alarms: Base is then unused.
+	AA        bool   `json:"aa,omitempty"`
 	Benchtime string `json:"benchtime,omitempty"` // each run's -test.benchtime
 	OutDir    string `json:"out_dir,omitempty"`   // where to keep the raw results, old.txt and new.txt
 

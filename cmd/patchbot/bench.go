@@ -34,6 +34,10 @@ of 5 a side, and after each round every benchmark whose time the runs can
 decide is faster, slower, the same within ±bench.equivalence, or undecided,
 and runs no more: see 'patchbot doc bench'.
 
+With -aa it compares HEAD, or the one revision given, with itself: one test
+binary per package runs as both sides, so that every change flagged is a
+false alarm, and the last note counts them.
+
 With -old and -new it compares saved results in Go benchmark format instead,
 running nothing: the files -o keeps, or any 'go test -bench' output.
 
@@ -49,6 +53,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
 		var count countFlag
 		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, 10)")
+		aa := fs.Bool("aa", false, "A/A: compare HEAD (or the one revision given) with itself, one binary on both sides, to see the false alarms")
 		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
 		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
 		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
@@ -120,13 +125,19 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				if len(args) > 2 {
 					return usagef("too many arguments: at most BASE and HEAD")
 				}
+				if *aa && len(args) > 1 {
+					return usagef("-aa compares one revision with itself: give at most one")
+				}
 				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
-					Packages: pkgs, Bench: *bench, Count: count.n, Auto: count.auto, MaxCount: *maxCount,
+					Packages: pkgs, Bench: *bench, Count: count.n, Auto: count.auto, MaxCount: *maxCount, AA: *aa,
 					Benchtime: *benchtime, CPU: *cpu,
 					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
 					Sandbox: *sandboxed,
 				}}
-				if len(args) > 0 {
+				switch {
+				case *aa && len(args) > 0:
+					req.Base, req.Head = args[0], args[0]
+				case len(args) > 0:
 					req.Base = args[0]
 				}
 				if len(args) > 1 {
@@ -166,7 +177,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 }
 
 // runFlags are the flags that only make sense when bench runs benchmarks.
-var runFlags = []string{"repo", "pkg", "bench", "count", "max-count", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
+var runFlags = []string{"repo", "pkg", "bench", "count", "max-count", "aa", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
 
 // stringsFlag is a flag that may be given several times.
 type stringsFlag []string

@@ -126,6 +126,9 @@ func notes(bw *errWriter, r *Result, f Format) {
 	if r.Run != nil {
 		items = append(items, text(r.Run.Isolation.String()))
 	}
+	if aa := aaNote(r); aa != "" {
+		items = append(items, aa)
+	}
 	if k := key(r, f); k != "" {
 		items = append(items, k)
 	}
@@ -138,6 +141,33 @@ func notes(bw *errWriter, r *Result, f Format) {
 		}
 		bw.printf("%s\n", item)
 	}
+}
+
+// aaNote returns the note of an A/A run (RunInfo.AA): how many time rows
+// were flagged, each one a false alarm.
+func aaNote(r *Result) string {
+	if r.Run == nil || !r.Run.AA {
+		return ""
+	}
+	rows, flagged := 0, 0
+	for _, t := range r.Tables {
+		if t.Unit != "sec/op" {
+			continue
+		}
+		for _, row := range t.Rows {
+			if row.Compare != nil {
+				rows++
+				if row.Compare.Significant {
+					flagged++
+				}
+			}
+		}
+	}
+	if rows == 0 {
+		return ""
+	}
+	return fmt.Sprintf("A/A: one binary on both sides, so every change flagged is a false alarm: %d of %d time rows flagged (%.1f%%)",
+		flagged, rows, 100*float64(flagged)/float64(rows))
 }
 
 // key explains the "~" and the figures, when there is a comparison, and

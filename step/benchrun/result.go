@@ -281,6 +281,10 @@ type RunInfo struct {
 	Looks  []int   `json:"looks,omitempty"`
 	Margin float64 `json:"margin,omitempty"`
 
+	// AA is set on an A/A run (Options.AA): one binary on both sides,
+	// so that every change flagged is a false alarm.
+	AA bool `json:"aa,omitempty"`
+
 	Wall      time.Duration `json:"wall_ns"`  // the whole run, checkouts included
 	Build     time.Duration `json:"build_ns"` // go test -c, both sides
 	BenchTime time.Duration `json:"bench_ns"` // benchmark processes, start to exit

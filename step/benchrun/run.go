@@ -52,6 +52,11 @@ type Options struct {
 	// Compare holds the statistical settings; nil means benchstat's.
 	Compare *CompareOptions
 
+	// AA runs an A/A comparison: Head on both sides, one test binary per
+	// package run as the old side and as the new, so that every change
+	// flagged is a false alarm. Base is then ignored.
+	AA bool
+
 	// Plan, when set, makes the comparison sequential (-count auto):
 	// rounds of runs up to each of Plan.Looks, after each a verdict on
 	// every benchmark it can decide (step/verdict), and the next round
@@ -94,11 +99,14 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.Dir == "" {
 		o.Dir = "."
 	}
-	if o.Base == "" {
-		o.Base = "HEAD^"
-	}
 	if o.Head == "" {
 		o.Head = "HEAD"
+	}
+	if o.AA {
+		o.Base = o.Head
+	}
+	if o.Base == "" {
+		o.Base = "HEAD^"
 	}
 	if o.Bench == "" {
 		o.Bench = "."
@@ -204,7 +212,14 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	patterns := o.Packages
 	explicit := len(patterns) > 0
 	if !explicit {
-		dirs, err := r.touchedDirs(base, head)
+		from := base
+		if o.AA {
+			// Both sides are Head: the packages Head itself touched.
+			if from, err = r.resolve("base", o.Head+"^"); err != nil {
+				return nil, &NoBenchmarksError{fmt.Sprintf("an A/A run of %s, which has no parent to say which packages it touched: name the packages to benchmark with {bench.packages}", o.Head)}
+			}
+		}
+		dirs, err := r.touchedDirs(from, head)
 		if err != nil {
 			return nil, fmt.Errorf("diff %s..%s: %v", o.Base, o.Head, err)
 		}
@@ -244,6 +259,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.Plan != nil {
 		info.Looks, info.Margin = o.Plan.Looks, o.Plan.Margin
 	}
+	info.AA = o.AA
 	if iso, ok := o.Runner.(Isolator); ok {
 		info.Isolation = iso.Isolation()
 	}
@@ -272,6 +288,9 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	var bins [2][]string
 	for side := range 2 {
 		bins[side] = make([]string, len(pkgs))
+		if o.AA && side == 0 {
+			continue // the new side's binaries serve both
+		}
 		for i, p := range pkgs {
 			if !goFiles(filepath.Join(modDirs[side], filepath.FromSlash(p.rel))) {
 				continue
@@ -296,6 +315,10 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				bins[side][i] = bin
 			}
 		}
+	}
+
+	if o.AA {
+		copy(bins[0], bins[1])
 	}
 
 	// No -test.timeout: the testing package stops its alarm before it

@@ -157,3 +157,44 @@ func TestAutoFormats(t *testing.T) {
 		t.Errorf("a decision with the verdict probably: %v", err)
 	}
 }
+
+// TestRunAA checks an A/A run: the head against itself, each package's
+// test binary built once and run as both sides, and the note that counts
+// the false alarms.
+func TestRunAA(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	head := r.commit("sum: closed form", "sum/sum.go", sumFastGo)
+	var builds int
+	var bins [2][]string
+	o := quick(r.dir)
+	o.AA = true
+	o.Base = "nosuch" // ignored: both sides are the head
+	o.Runner = RunnerFunc(func(ctx context.Context, c *Command) error {
+		switch c.Kind {
+		case BuildCommand:
+			builds++
+		case BenchCommand:
+			side := 0
+			if c.Side == "new" {
+				side = 1
+			}
+			bins[side] = append(bins[side], c.Path)
+		}
+		return Direct(ctx, c)
+	})
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Base.Commit != head || res.Head.Commit != head || !res.Run.AA {
+		t.Errorf("sides %s and %s, aa %v; want the head on both", res.Base.Commit, res.Head.Commit, res.Run.AA)
+	}
+	if builds != 1 || len(bins[0]) != 4 || len(bins[1]) != 4 || bins[0][0] != bins[1][0] {
+		t.Errorf("%d builds, runs %q and %q; want one binary run 4 times a side", builds, bins[0], bins[1])
+	}
+	if out := res.String(Benchcmp); !strings.Contains(out, "A/A: one binary on both sides, so every change flagged is a false alarm: ") ||
+		!strings.Contains(out, " of 2 time rows flagged (") {
+		t.Errorf("no A/A note:\n%s", out)
+	}
+}
