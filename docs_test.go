@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/testenv"
 )
 
 // A docExample is a command shown in a page, with the output the page
@@ -156,14 +159,15 @@ func patchbotArgs(cmd string) []string {
 }
 
 // Why an example cannot run here; "" when it can. made says whether an
-// earlier command of the page wrote a file of that name.
-func skipReason(ex docExample, made func(name string) bool) string {
+// earlier command of the page wrote a file of that name; noGerrit is why
+// the test Gerrit is not there, "" when it is.
+func skipReason(ex docExample, made func(name string) bool, noGerrit string) string {
 	cmd := ex.command
 	switch {
 	case ex.skip != "":
 		return "the page says: " + ex.skip
-	case strings.Contains(cmd, "PATCHBOT_TEST_") || strings.Contains(cmd, "gerrit-test-server") || strings.Contains(cmd, "$G"):
-		return "talks to the test Gerrit"
+	case noGerrit != "" && (strings.Contains(cmd, "PATCHBOT_TEST_") || strings.Contains(cmd, "gerrit-test-server") || strings.Contains(cmd, "$G")):
+		return "talks to the test Gerrit, which " + noGerrit
 	case strings.Contains(cmd, "~/"):
 		return "names the reader's own files (~/)"
 	case slices.Contains(ex.output, "^C"):
@@ -210,14 +214,43 @@ var docVariable = []struct {
 	{regexp.MustCompile(`go1\.\d+(\.\d+)?`), "go1.N"},
 	{regexp.MustCompile(`\b[0-9a-f]{7,40}\b`), "HASH"},
 	{regexp.MustCompile(`\d+(\.\d+)?(ms|s|m)\b`), "DURATION"},
+	// The test Gerrit's port, and its change numbers, which depend on
+	// what ran on it before.
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:PORT"},
+	{regexp.MustCompile(`/\+/\d+\b`), "/+/N"},
+	{regexp.MustCompile(`\b(change|changes|Change) \d+\b`), "$1 N"},
+	{regexp.MustCompile(`"change": "\d+"`), `"change": "N"`},
 	{regexp.MustCompile(`(?m)[ \t]+$`), ""},
 }
 
 func normalize(s string) string {
+	s = asShown(s)
 	for _, v := range docVariable {
 		s = v.re.ReplaceAllString(s, v.with)
 	}
 	return strings.Trim(s, "\n")
+}
+
+// asShown returns s as a terminal shows it: of a line that a carriage
+// return rewrites (a progress line, git's "remote: Processing changes"),
+// the last text written, trailing blanks gone.
+func asShown(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, "\r") {
+			continue
+		}
+		parts := strings.Split(l, "\r")
+		l = ""
+		for _, p := range slices.Backward(parts) {
+			if p = strings.TrimRight(p, " "); p != "" {
+				l = p
+				break
+			}
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // matchOutput reports whether got is what the page shows, want: line for
@@ -291,6 +324,7 @@ func TestDocExamples(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	entries, _ := os.ReadDir(root)
+	noGerrit, gerritDir := testGerrit(t, root)
 	pages, _ := filepath.Glob("docs/*.md")
 	pages = append([]string{"README.md"}, pages...)
 	ran, skipped := 0, map[string]int{}
@@ -312,7 +346,7 @@ func TestDocExamples(t *testing.T) {
 			return false
 		}
 		for _, ex := range exs {
-			if why := skipReason(ex, made); why != "" && blockSkip[ex.block] == "" {
+			if why := skipReason(ex, made, noGerrit); why != "" && blockSkip[ex.block] == "" {
 				blockSkip[ex.block] = why
 			}
 			earlier = append(earlier, ex.command)
@@ -335,7 +369,7 @@ func TestDocExamples(t *testing.T) {
 		for _, s := range sessions {
 			ran += len(s)
 			t.Run(fmt.Sprintf("%s:%d", page, s[0].line), func(t *testing.T) {
-				runSession(t, root, bin, entries, s)
+				runSession(t, root, bin, gerritDir, entries, s)
 			})
 		}
 	}
@@ -348,9 +382,31 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
+// testGerrit returns why the pages cannot use the test Gerrit ("" when
+// they can), and the run directory of scripts/gerrit-test-server where it
+// runs: a page's "eval $(scripts/gerrit-test-server start)" gets that
+// server's environment rather than a server of its own.
+func testGerrit(t *testing.T, root string) (noGerrit, dir string) {
+	if !testenv.Have(t, testenv.Gerrit, gerrittest.Missing()) {
+		return "is not running", ""
+	}
+	dir = os.Getenv("PATCHBOT_GERRIT_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("patchbot-gerrit-test-%d", os.Getuid()))
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts/gerrit-test-server"), "env")
+	cmd.Env = append(os.Environ(), "PATCHBOT_GERRIT_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PATCHBOT_TEST_GERRIT_URL="+os.Getenv("PATCHBOT_TEST_GERRIT_URL")+"\n") {
+		t.Fatalf("the test Gerrit at %s does not run from %s (PATCHBOT_GERRIT_DIR), which a page's gerrit-test-server would use: %v\n%s",
+			os.Getenv("PATCHBOT_TEST_GERRIT_URL"), dir, err, out)
+	}
+	return "", dir
+}
+
 // runSession runs the examples s of one page in one shell and checks
 // what each prints.
-func runSession(t *testing.T, root, bin string, entries []os.DirEntry, s []docExample) {
+func runSession(t *testing.T, root, bin, gerritDir string, entries []os.DirEntry, s []docExample) {
 	dir := t.TempDir()
 	// The repository's files, as links, so that a page's paths
 	// (step/benchrun/testdata/...) are there; the page's own files, and
@@ -388,7 +444,10 @@ func runSession(t *testing.T, root, bin string, entries []os.DirEntry, s []docEx
 		"TMPDIR="+tmp, "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_STATE_HOME="+home, "XDG_CACHE_HOME="+home,
 		"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
 		"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com",
-		"GITHUB_TOKEN=", "GITHUB_ACTIONS=", "PATCHBOT_GERRIT_USER=", "PATCHBOT_GERRIT_PASSWORD=")
+		"GITHUB_TOKEN=", "GITHUB_ACTIONS=", "PATCHBOT_GERRIT_USER=", "PATCHBOT_GERRIT_PASSWORD=",
+		// A page's "scripts/gerrit-test-server start" finds the running
+		// server there and prints its environment.
+		"PATCHBOT_GERRIT_DIR="+gerritDir)
 	var out strings.Builder
 	cmd.Stdout = &out
 	cmd.Stderr = &out
