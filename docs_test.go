@@ -456,7 +456,8 @@ func runSession(t *testing.T, root, bin, gerritDir string, entries []os.DirEntry
 		t.Fatalf("the session did not end in 2 minutes:\n%s", out.String())
 	}
 	_ = err // the status of the last command; the pages say theirs
-	got := strings.NewReplacer(dir+"/", "", root+"/", "").Replace(out.String())
+	// The session's temporary directory is the reader's /tmp.
+	got := strings.NewReplacer(tmp+"/", "/tmp/", dir+"/", "", root+"/", "").Replace(out.String())
 	parts := strings.Split(got, docMarker+"\n")
 	for i, ex := range s {
 		if i >= len(parts) {
