@@ -15,13 +15,14 @@ import (
 // Bench is the bench section: the defaults of 'patchbot bench', each of
 // which a flag of the same name overrides for one run.
 type Bench struct {
-	// Count is the number of runs per side. benchmath needs 4 per side
-	// before a U test can say anything at alpha 0.05, and 6 for a 95%
-	// interval around a median.
-	Count int `yaml:"count" json:"count"`
+	// Count is the runs per side: auto, a sequential comparison that
+	// runs each benchmark until it is decided, or a fixed number.
+	// benchmath needs 4 per side before a U test can say anything at
+	// alpha 0.05, and 6 for a 95% interval around a median.
+	Count Count `yaml:"count" json:"count"`
 
 	// MaxCount caps the runs per side of a sequential comparison
-	// (-count auto), which looks after every 5: a benchmark still
+	// (-count auto), which looks after every 6: a benchmark still
 	// undecided at the cap is reported undecided.
 	MaxCount int `yaml:"max_count" json:"max_count"`
 
@@ -90,10 +91,10 @@ func (b *Bench) validate() error {
 		benchtimeErr = ValidBenchtime(b.Benchtime)
 	}
 	switch {
-	case b.Count < 1:
-		return &keyError{"count", errors.New("must be at least 1")}
-	case b.MaxCount < 5 || b.MaxCount > 1000:
-		return &keyError{"max_count", errors.New("must be from 5 (the first look of -count auto) to 1000")}
+	case !b.Count.Auto && b.Count.N < 1:
+		return &keyError{"count", errors.New("must be auto, or a number of runs from 1")}
+	case b.MaxCount < 6 || b.MaxCount > 1000:
+		return &keyError{"max_count", errors.New("must be from 6 (one round of -count auto) to 1000")}
 	case !(b.Equivalence > 0 && b.Equivalence < 100):
 		return &keyError{"equivalence", errors.New("must be a percentage above 0% and under 100%, like 2%")}
 	case benchtimeErr != nil:

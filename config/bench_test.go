@@ -7,7 +7,7 @@ import (
 
 func TestBenchDefault(t *testing.T) {
 	b := Default().Bench
-	want := Bench{Count: 10, MaxCount: 30, Equivalence: 2, Timeout: 10 * time.Minute, Order: "interleaved", Alpha: 0.05, Threshold: 5, Format: "benchcmp"}
+	want := Bench{Count: Auto, MaxCount: 30, Equivalence: 2, Timeout: 10 * time.Minute, Order: "interleaved", Alpha: 0.05, Threshold: 5, Format: "benchcmp"}
 	if b != want {
 		t.Errorf("built-in bench section = %+v, want %+v", b, want)
 	}
@@ -18,7 +18,7 @@ func TestBenchOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Bench.Count != 20 || c.Bench.Benchtime != "100x" || c.Bench.Threshold != 2.5 || c.Bench.Order != "shuffled" || c.Bench.Format != "benchcmp" {
+	if c.Bench.Count != Runs(20) || c.Bench.Benchtime != "100x" || c.Bench.Threshold != 2.5 || c.Bench.Order != "shuffled" || c.Bench.Format != "benchcmp" {
 		t.Errorf("bench = %+v", c.Bench)
 	}
 }
@@ -27,7 +27,9 @@ func TestBenchErrors(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
-		{"bench:\n  count: 0\n", "user.yaml:2: bench.count: must be at least 1"},
+		{"bench:\n  count: 0\n", "user.yaml:2: bench.count: must be auto, or a number of runs from 1"},
+		{"bench:\n  count: many\n", `user.yaml:2: bench.count: "many" is neither a number of runs nor auto`},
+		{"bench:\n  count: [auto]\n", "user.yaml:2: bench.count: must be a number of runs, or auto"},
 		{"bench:\n  benchtime: fast\n", `user.yaml:2: bench.benchtime: "fast" is neither a duration (1s) nor a count of iterations (100x)`},
 		{"bench:\n  benchtime: 0x\n", `user.yaml:2: bench.benchtime: "0x" is neither a duration (1s) nor a count of iterations (100x)`},
 		{"bench:\n  timeout: -1s\n", "user.yaml:2: bench.timeout: must not be negative"},

@@ -10,9 +10,10 @@ import (
 // machine, so it takes more, shorter runs than bench does; everything else
 // about the benchmarks (timeout, order, alpha) comes from the bench section.
 type Run struct {
-	// Count is the number of benchmark runs per side. The statistics
-	// need 6 for a confidence interval around a median.
-	Count int `yaml:"count" json:"count"`
+	// Count is the benchmark runs per side: auto (a sequential
+	// comparison, bench.max_count at most) or a fixed number. The
+	// statistics need 6 for a confidence interval around a median.
+	Count Count `yaml:"count" json:"count"`
 
 	// Benchtime is each benchmark run's -test.benchtime: a duration or
 	// a number of iterations (100x); "" keeps the testing package's 1s.
@@ -25,8 +26,8 @@ type Run struct {
 
 func (r *Run) validate() error {
 	switch {
-	case r.Count < 1:
-		return &keyError{"count", errors.New("must be at least 1")}
+	case !r.Count.Auto && r.Count.N < 1:
+		return &keyError{"count", errors.New("must be auto, or a number of runs from 1")}
 	case r.Benchtime != "" && ValidBenchtime(r.Benchtime) != nil:
 		return &keyError{"benchtime", ValidBenchtime(r.Benchtime)}
 	}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/escape"
@@ -49,5 +50,53 @@ func TestCallouts(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("callouts:\ngot  %q\nwant %q", got, want)
+	}
+}
+
+// TestCalloutsDecided checks the words of a sequential comparison
+// (-count auto): a benchmark it found the same within its margin, and one
+// it could not decide, are each in a list of their own and not "no
+// significant change", which would say neither; the list of the same
+// names the margin.
+func TestCalloutsDecided(t *testing.T) {
+	row := func(name string, old, new float64, v string) *benchrun.Row {
+		c := &benchrun.Comparison{Verdict: benchrun.Same, Decision: &benchrun.Decision{Verdict: v, Margin: 0.02}}
+		switch v {
+		case benchrun.Faster:
+			c.Significant, c.Verdict = true, benchrun.Better
+		case benchrun.Slower:
+			c.Significant, c.Verdict = true, benchrun.Worse
+		}
+		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new}, Compare: c}
+	}
+	res := &benchrun.Result{Tables: []*benchrun.Table{
+		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
+			row("WriteInts-2", 4e-9, 2e-9, benchrun.Faster),
+			row("ReadInts-2", 2e-9, 2.01e-9, benchrun.Same),
+			row("Noisy-2", 2e-9, 2.2e-9, benchrun.Undecided),
+			row("Slow-2", 2e-9, 3e-9, benchrun.Slower),
+		}},
+		{Unit: "allocs/op", Better: -1, Rows: []*benchrun.Row{
+			{Name: "ReadInts-2", Old: &benchrun.Summary{Center: 1}, New: &benchrun.Summary{Center: 1}, Compare: &benchrun.Comparison{Verdict: benchrun.Same}},
+		}},
+	}}
+	got := callouts(res, escape.Markdown)
+	want := map[string][]string{
+		benchrun.Better: {"WriteInts-2 (sec/op -50.00%)"},
+		benchrun.Worse:  {"Slow-2 (sec/op +50.00%)"},
+		same:            {"ReadInts-2"},
+		undecided:       {"Noisy-2"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("callouts:\ngot  %q\nwant %q", got, want)
+	}
+	msg := Compose(&Result{Bench: res}, benchrun.Gerrit)
+	for _, line := range []string{"The same, within ±2%:\n- ReadInts-2\n", "Not enough runs to tell (undecided):\n- Noisy-2\n"} {
+		if !strings.Contains(msg, line) {
+			t.Errorf("the message lacks %q:\n%s", line, msg)
+		}
+	}
+	if strings.Contains(msg, "No significant change") {
+		t.Errorf("the message says \"No significant change\" of decided benchmarks:\n%s", msg)
 	}
 }

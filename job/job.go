@@ -178,10 +178,11 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 }
 
 // orDefaults returns b with count and benchtime for the ones it leaves
-// zero.
-func (b BenchSettings) orDefaults(count int, benchtime string) BenchSettings {
-	if b.Count == 0 {
-		b.Count = count
+// zero: a b that asks for neither a number of runs nor auto takes the
+// configuration's count, auto or a number.
+func (b BenchSettings) orDefaults(count config.Count, benchtime string) BenchSettings {
+	if b.Count == 0 && !b.Auto {
+		b.Count, b.Auto = count.N, count.Auto
 	}
 	if b.Benchtime == "" {
 		b.Benchtime = benchtime
@@ -229,7 +230,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		if maxCount == 0 {
 			maxCount = bc.MaxCount
 		}
-		plan = &verdict.Plan{Looks: verdict.Looks(5, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
+		plan = &verdict.Plan{Looks: verdict.Looks(verdict.Round, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
 	}
 	return benchrun.Options{
 		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,

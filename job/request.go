@@ -11,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/verdict"
 )
 
 // AllSteps are the steps of a Request whose Steps is empty.
@@ -83,7 +84,7 @@ type BenchSettings struct {
 	Packages []string `json:"packages,omitempty"` // go list patterns; empty: the packages the change touches
 	Bench    string   `json:"bench,omitempty"`    // the -test.bench regexp; "": all (the example's story for the example)
 	Count    int      `json:"count,omitempty"`    // runs per side
-	// Auto makes the comparison sequential (-count auto): rounds of 5
+	// Auto makes the comparison sequential (-count auto): rounds of 6
 	// runs a side, each benchmark run until it is decided, at most
 	// MaxCount runs a side (0: bench.max_count). Count is then unused.
 	Auto     bool `json:"auto,omitempty"`
@@ -317,8 +318,8 @@ func (b *BenchSettings) validate() error {
 	if b.Count < 0 || b.Count > MaxCount {
 		return remedy.Fieldf("bench.count", fmt.Sprint(b.Count), "must be from 1 to %d", MaxCount)
 	}
-	if b.MaxCount != 0 && (b.MaxCount < 5 || b.MaxCount > MaxCount) {
-		return remedy.Fieldf("bench.max_count", fmt.Sprint(b.MaxCount), "must be from 5 (the first look of an automatic count) to %d", MaxCount)
+	if b.MaxCount != 0 && (b.MaxCount < verdict.Round || b.MaxCount > MaxCount) {
+		return remedy.Fieldf("bench.max_count", fmt.Sprint(b.MaxCount), "must be from %d (one round of an automatic count) to %d", verdict.Round, MaxCount)
 	}
 	if b.Benchtime != "" {
 		if err := config.ValidBenchtime(b.Benchtime); err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -154,6 +155,8 @@ func Compose(res *Result, f benchrun.Format) string {
 		{"Significantly worse:", co[benchrun.Worse]},
 		{"Significantly changed:", co[benchrun.Changed]},
 		{"No significant change:", co[benchrun.Same]},
+		{fmt.Sprintf("The same, within ±%s:", marginOf(res.Bench)), co[same]},
+		{"Not enough runs to tell (undecided):", co[undecided]},
 		{"Only in the new code (no comparison):", co[added]},
 		{"Only in the old code (no comparison):", co[removed]},
 	} {
@@ -171,6 +174,19 @@ func Compose(res *Result, f benchrun.Format) string {
 		fmt.Fprintf(&b, "\nRaw results: %s and %s\n", text(res.Bench.Base.File), text(res.Bench.Head.File))
 	}
 	return b.String()
+}
+
+// marginOf returns the margin of "same" of r's sequential comparison, as
+// a percentage ("2%").
+func marginOf(r *benchrun.Result) string {
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			if c := row.Compare; c != nil && c.Decision != nil {
+				return strconv.FormatFloat(c.Decision.Margin*100, 'g', 4, 64) + "%"
+			}
+		}
+	}
+	return ""
 }
 
 // calloutFigure words a significant change of a row's medians from old
@@ -199,23 +215,30 @@ func reviewerWords(field string) string {
 	return ""
 }
 
-// Callout keys of the benchmarks that ran on one side only.
+// Callout keys of the benchmarks that ran on one side only, and of those
+// with no significant change that a sequential comparison (-count auto)
+// found the same within its margin, or could not decide.
 const (
-	added   = "added"
-	removed = "removed"
+	added     = "added"
+	removed   = "removed"
+	same      = benchrun.Same + " within the margin"
+	undecided = benchrun.Undecided
 )
 
 // callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
 // and Changed, each benchmark with a significant change of that verdict and
 // its figures, throughput as a speedup and the rest in percent
 // ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
-// benchrun.Same, the benchmarks with no significant change at all; for
+// benchrun.Same, the benchmarks with no significant change at all, unless
+// a sequential comparison decided them: same, the same within its margin,
+// or undecided, not enough runs to tell; for
 // added and removed, those that ran in the new code only or the old only. A
 // benchmark better in one unit and worse in another is under both. Names
 // and units, which come from the benchmarks, are escaped with text.
 func callouts(r *benchrun.Result, text func(string) string) map[string][]string {
 	var order []string
 	figs := map[string]map[string][]string{} // benchmark, verdict, figures
+	decided := map[string]string{}           // benchmark, a sequential verdict
 	for _, t := range r.Tables {
 		for _, row := range t.Rows {
 			c := row.Compare
@@ -225,6 +248,9 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 			if figs[row.Name] == nil {
 				figs[row.Name] = map[string][]string{}
 				order = append(order, row.Name)
+			}
+			if d := c.Decision; d != nil && decided[row.Name] == "" {
+				decided[row.Name] = d.Verdict
 			}
 			if c.Significant && c.Verdict != benchrun.Same {
 				fig := calloutFigure(t.Unit, text, row.Old.Center, row.New.Center, t.Better)
@@ -247,7 +273,14 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 	}
 	for _, name := range order {
 		if len(figs[name]) == 0 {
-			out[benchrun.Same] = append(out[benchrun.Same], text(name))
+			key := benchrun.Same
+			switch decided[name] {
+			case benchrun.Same:
+				key = same
+			case benchrun.Undecided:
+				key = undecided
+			}
+			out[key] = append(out[key], text(name))
 		}
 		for _, v := range []string{benchrun.Better, benchrun.Worse, benchrun.Changed} {
 			if f := figs[name][v]; len(f) > 0 {

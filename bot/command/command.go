@@ -70,7 +70,9 @@ type Command struct {
 	Line int      // the 1-based line of the message it was on
 
 	// The settings the rule read from the arguments.
-	Count    int      // bench -count; 0: the configuration's
+	Count    int      // bench -count N; 0: Auto, or else the configuration's
+	Auto     bool     // bench -count auto
+	AA       bool     // bench -aa: the revision against itself
 	Bench    string   // bench -bench; "": every benchmark
 	Packages []string // bench's packages, as ./path patterns; none: those the change touches
 }

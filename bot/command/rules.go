@@ -25,7 +25,7 @@ const (
 // arguments and what it sets in a job.
 type Rule struct {
 	Name     string // "bench"
-	Synopsis string // "/patchbot bench [-count N] [-bench REGEXP] [PKG...]"
+	Synopsis string // "/patchbot bench [-count N|auto] [-aa] [-bench REGEXP] [PKG...]"
 	Doc      string // what it does, in sentences for a reviewer
 
 	// parse reads the arguments into c, setting c.Args to their
@@ -40,17 +40,21 @@ type Rule struct {
 var rules = []Rule{
 	{
 		Name:     "bench",
-		Synopsis: Prefix + " bench [-count N] [-bench REGEXP] [PKG...]",
+		Synopsis: Prefix + " bench [-count N|auto] [-aa] [-bench REGEXP] [PKG...]",
 		Doc: "Benchmarks the packages at the change's base and at the revision this message is on, " +
 			"interleaved, and replies with the comparison. " +
 			"PKG is a package pattern of the repository such as ./codec, ./... or codec/... " +
 			fmt.Sprintf("(at most %d; default: the packages the change touches). ", MaxPackages) +
-			fmt.Sprintf("-count N is the runs per side, 1 to %d (default: the configuration's). ", MaxCount) +
+			fmt.Sprintf("-count N is the runs per side, 1 to %d; -count auto runs each benchmark until it is decided "+
+				"faster, slower, the same or undecided (default: the configuration's, auto unless set). ", MaxCount) +
+			"-aa compares the revision with itself, one binary on both sides: whatever it flags is a false alarm of this machine. " +
 			fmt.Sprintf("-bench REGEXP picks the benchmarks as go test -bench does, at most %d bytes (default: all).", MaxBenchRE),
 		parse: parseBench,
 		apply: func(c *Command, req *job.Request) {
 			req.Steps = []string{job.StepBench, job.StepPost}
 			req.Bench.Count = c.Count
+			req.Bench.Auto = c.Auto
+			req.Bench.AA = c.AA
 			req.Bench.Bench = c.Bench
 			req.Bench.Packages = slices.Clone(c.Packages)
 		},
@@ -83,9 +87,9 @@ func noArgs(c *Command, args []string) string {
 	return ""
 }
 
-// parseBench reads [-count N] [-bench REGEXP] [PKG...]. Options are
-// -name VALUE or -name=VALUE, each at most once, before or among the
-// packages; a word that starts with "-" is always an option.
+// parseBench reads [-count N|auto] [-aa] [-bench REGEXP] [PKG...]. Options
+// are -name VALUE or -name=VALUE (-aa alone), each at most once, before or
+// among the packages; a word that starts with "-" is always an option.
 func parseBench(c *Command, args []string) string {
 	seen := map[string]bool{}
 	for i := 0; i < len(args); i++ {
@@ -105,13 +109,20 @@ func parseBench(c *Command, args []string) string {
 			continue
 		}
 		name, val, hasVal := strings.Cut(a[1:], "=")
-		if name != "count" && name != "bench" {
-			return fmt.Sprintf("unknown option %s: the options are -count N and -bench REGEXP", quote(a))
+		if name != "count" && name != "bench" && name != "aa" {
+			return fmt.Sprintf("unknown option %s: the options are -count N or auto, -aa and -bench REGEXP", quote(a))
 		}
 		if seen[name] {
 			return fmt.Sprintf("-%s is given twice", name)
 		}
 		seen[name] = true
+		if name == "aa" {
+			if hasVal {
+				return "-aa takes no value"
+			}
+			c.AA = true
+			continue
+		}
 		if !hasVal {
 			if i+1 == len(args) {
 				return fmt.Sprintf("-%s needs a value after it", name)
@@ -121,9 +132,13 @@ func parseBench(c *Command, args []string) string {
 		}
 		switch name {
 		case "count":
+			if val == "auto" {
+				c.Auto = true
+				break
+			}
 			n, ok := smallNumber(val)
 			if !ok || n < 1 || n > MaxCount {
-				return fmt.Sprintf("-count %s: give a number of runs from 1 to %d", quote(val), MaxCount)
+				return fmt.Sprintf("-count %s: give a number of runs from 1 to %d, or auto", quote(val), MaxCount)
 			}
 			c.Count = n
 		case "bench":
@@ -133,8 +148,14 @@ func parseBench(c *Command, args []string) string {
 			c.Bench = val
 		}
 	}
-	if c.Count > 0 {
+	switch {
+	case c.Auto:
+		c.Args = append(c.Args, "-count", "auto")
+	case c.Count > 0:
 		c.Args = append(c.Args, "-count", strconv.Itoa(c.Count))
+	}
+	if c.AA {
+		c.Args = append(c.Args, "-aa")
 	}
 	if c.Bench != "" {
 		c.Args = append(c.Args, "-bench", c.Bench)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gerrittest"
@@ -821,5 +822,40 @@ func TestGitHubFreezeFetchesNothing(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(s.w.Areas.Root); len(ents) != 0 {
 		t.Errorf("the freeze job made work areas: %v", ents)
+	}
+}
+
+// TestGitHubAA: "/patchbot bench -aa", as the webhook queues it, runs the
+// head against itself, one binary on both sides, and the reply says so,
+// with the count of rows flagged, each a false alarm.
+func TestGitHubAA(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	j := s.benchJob(1, s.head)
+	c, err := command.Parse("/patchbot bench -aa -count 4")
+	if err != nil || c == nil {
+		t.Fatalf("Parse: %v, %v", c, err)
+	}
+	c.Apply(&j.Args.Request)
+	if b := j.Args.Request.Bench; !b.AA || b.Count != 4 || b.Benchtime != "1x" {
+		t.Fatalf("the request's bench settings: %+v", b)
+	}
+	if err := s.w.Handle(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want 1", len(cs))
+	}
+	body := cs[0].Body
+	t.Logf("the reply:\n%s", body)
+	for _, want := range []string{review.Marker("serve-bench"), "old ns/op", "- A/A: one binary on both sides, so every change flagged is a false alarm: "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the reply lacks %q:\n%s", want, body)
+		}
+	}
+	// Both sides are the head: the reply names one commit, twice.
+	if !strings.Contains(body, s.head[:12]+"`") || strings.Count(body, s.head[:12]) < 2 {
+		t.Errorf("the reply does not name the head on both sides:\n%s", body)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -51,8 +50,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		var pkgs stringsFlag
 		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change touches)")
 		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
-		var count countFlag
-		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, 10)")
+		var count config.Count
+		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, auto)")
 		aa := fs.Bool("aa", false, "A/A: compare HEAD (or the one revision given) with itself, one binary on both sides, to see the false alarms")
 		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
 		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
@@ -78,11 +77,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			}
 			bc := cfg.Bench
 			set := given(fs)
-			if set["count"] && !count.auto && count.n < 1 {
-				return usagef("-count must be at least 1, or auto")
-			}
-			if set["max-count"] && !count.auto {
-				return usagef("-max-count goes with -count auto")
+			if err := checkCount(set, count, *maxCount, bc.Count); err != nil {
+				return err
 			}
 			if *jsonOut {
 				*format = string(benchrun.JSON)
@@ -129,7 +125,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					return usagef("-aa compares one revision with itself: give at most one")
 				}
 				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
-					Packages: pkgs, Bench: *bench, Count: count.n, Auto: count.auto, MaxCount: *maxCount, AA: *aa,
+					Packages: pkgs, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, AA: *aa,
 					Benchtime: *benchtime, CPU: *cpu,
 					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
 					Sandbox: *sandboxed,
@@ -213,32 +209,19 @@ func commandLine(fs *flag.FlagSet, args []string) []string {
 	return append(line, args...)
 }
 
-// A countFlag is -count: a number of runs per side, or "auto" for a
-// sequential comparison (package verdict).
-type countFlag struct {
-	n    int
-	auto bool
-}
-
-func (c *countFlag) String() string {
-	if c.auto {
-		return "auto"
+// checkCount checks -count and -max-count, given the configuration's
+// count, def: a number of runs at least 1, or auto; -max-count only where
+// the count in force is auto.
+func checkCount(set map[string]bool, count config.Count, maxCount int, def config.Count) error {
+	if set["count"] && !count.Auto && count.N < 1 {
+		return usagef("-count must be at least 1, or auto")
 	}
-	if c.n == 0 {
-		return ""
+	inForce := def
+	if set["count"] {
+		inForce = count
 	}
-	return strconv.Itoa(c.n)
-}
-
-func (c *countFlag) Set(s string) error {
-	if s == "auto" {
-		c.auto, c.n = true, 0
-		return nil
+	if set["max-count"] && !inForce.Auto {
+		return usagef("-max-count goes with -count auto, and the count here is %s runs", inForce)
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("%q is neither a number of runs nor auto", s)
-	}
-	c.auto, c.n = false, n
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 
 var cmdRun = &subcommand{
 	name:  "run",
-	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-q] [-keep] [-config FILE] [PATCH...]",
+	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N|auto] [-max-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-q] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",
 	long: `Run does the whole job, in four steps, each reported as it ends:
 
@@ -23,7 +23,9 @@ var cmdRun = &subcommand{
           release freeze now, or at -at DATE, as 'patchbot freeze' does;
   bench   the packages the patches touch (or -pkg) are benchmarked at the
           commit they were ported onto and at the last ported commit, as
-          'patchbot bench' does, -count runs per side of -benchtime each;
+          'patchbot bench' does: -count auto (the default) runs each benchmark
+          in rounds until it is decided faster, slower, the same or
+          undecided, at most -max-count runs per side; -count N runs N;
   post    one review message is composed: the freeze status, the significant
           changes in words, the tables with intervals and p-values. With -push
           the last commit is pushed to Gerrit for review first (the push flags
@@ -39,8 +41,8 @@ this repository's codec/ before the unsigned fast path, the Mercurial-era
 patch ` + example.PatchFile + ` ported onto it, the freeze
 check from the built-in calendar and schedule rule, codec's ReadInts and
 WriteInts benchmarks before and after, and the review message it would post.
-It needs Go and git, nothing else, and takes about a minute on a 2-core
-machine (under two with a cold Go build cache).
+It needs Go and git, nothing else, and takes well under a minute on a
+2-core machine (a minute or two with a cold Go build cache).
 
 A step that fails stops the job with its error (exit status 1; 2 for bad
 flags or configuration) and leaves what the steps before it did: a ported
@@ -53,8 +55,8 @@ of the repository (so the benchmarks still run), and nothing is pushed,
 tagged or posted; what would be is printed. With -json the output is one
 record of the four steps, with the error of the step that failed, if any.
 The defaults of -count and -benchtime come from the run section of the
-configuration; the benchmarks' timeout, order and alpha from the bench
-section. See 'patchbot doc run'.`,
+configuration; -max-count, the benchmarks' timeout, order and alpha from
+the bench section. See 'patchbot doc run'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
 		repo := fs.String("repo", "", "the Git repository `DIR` to port onto (default: the current directory with PATCH, the built-in example without)")
@@ -62,7 +64,9 @@ section. See 'patchbot doc run'.`,
 		change := fs.String("change", "", "post to the Gerrit change `ID` (a number, project~number or Change-Id) instead of pushing")
 		pr := fs.String("github", "", "post to the GitHub pull request `OWNER/REPO#N`")
 		at := fs.String("at", "", "check the freeze at `DATE` (2006-01-02 or RFC 3339) instead of now")
-		count := fs.Int("count", 0, "benchmark runs per side, at most 1000 (default: run.count)")
+		var count config.Count
+		fs.Var(&count, "count", "benchmark runs per side, at most 1000, or auto: run each benchmark until it is decided (default: run.count, auto)")
+		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
 		benchtime := fs.String("benchtime", "", "each benchmark run's -test.benchtime `D` (default: run.benchtime)")
 		bench := fs.String("bench", "", "run only the benchmarks matching `REGEXP` (default: all; the example's story for the example)")
 		var pkgs stringsFlag
@@ -118,10 +122,10 @@ section. See 'patchbot doc run'.`,
 					return usagef("-at: %v", err)
 				}
 			}
-			if set["count"] && *count < 1 {
-				return usagef("-count must be at least 1")
+			if err := checkCount(set, count, *maxCount, cfg.Run.Count); err != nil {
+				return err
 			}
-			req.Bench = job.BenchSettings{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, OutDir: *outDir}
+			req.Bench = job.BenchSettings{Packages: pkgs, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, Benchtime: *benchtime, OutDir: *outDir}
 			switch {
 			case *pf.push:
 				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: pf.push1()}

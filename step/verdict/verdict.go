@@ -94,10 +94,19 @@ type Plan struct {
 	Margin float64
 }
 
-// DefaultPlan is patchbot's: a look every 5 runs up to 30 per side,
+// Round is the runs a side between looks in patchbot's plans: 6, the
+// fewest for which a median has a 95% confidence interval (benchmath), so
+// that a benchmark decided at the first look still shows its ± in the
+// tables; with rounds of 5 one decided there would show none. Six runs a
+// side also let the first look decide a large change at all: at 5 and
+// 5, with α spread over the looks, only the most extreme of the 252
+// orders of the ranks would.
+const Round = 6
+
+// DefaultPlan is patchbot's: a look every Round runs up to 30 per side,
 // α = 5%, same within ±2%.
 func DefaultPlan() Plan {
-	return Plan{Looks: Looks(5, 30), Alpha: 0.05, Margin: 0.02}
+	return Plan{Looks: Looks(Round, 30), Alpha: 0.05, Margin: 0.02}
 }
 
 // Looks returns looks every step runs up to max, max included.

@@ -68,7 +68,8 @@ func TestLowerRank(t *testing.T) {
 		{10, 10, 0.025, 24},
 		{5, 5, 0.025, 3},
 		{20, 20, 0.025, 128},
-		{5, 5, 0.05 / 6 / 2, 1}, // the default plan's first look: only the extremes
+		{5, 5, 0.05 / 6 / 2, 1}, // a first look at 5 runs: only the extremes
+		{6, 6, 0.05 / 5 / 2, 3}, // the default plan's first look
 		{4, 4, 0.05 / 6 / 2, 0}, // too few runs for an interval
 	} {
 		if got := lowerRank(tt.m, tt.n, tt.q); got != tt.want {
