@@ -166,8 +166,12 @@ func aaNote(r *Result) string {
 	if rows == 0 {
 		return ""
 	}
-	return fmt.Sprintf("A/A: one binary on both sides, so every change flagged is a false alarm: %d of %d time rows flagged (%.1f%%)",
-		flagged, rows, 100*float64(flagged)/float64(rows))
+	noun := "rows"
+	if rows == 1 {
+		noun = "row"
+	}
+	return fmt.Sprintf("A/A: one binary on both sides, so every change flagged is a false alarm: %d of %d time %s flagged (%.1f%%)",
+		flagged, rows, noun, 100*float64(flagged)/float64(rows))
 }
 
 // key explains the "~" and the figures, when there is a comparison, and

@@ -159,6 +159,10 @@ func intro(r *Result, md bool) string {
 	if len(r.Run.Looks) > 0 {
 		runs = fmt.Sprintf("each benchmark run until decided, up to %d runs each", r.Run.Count)
 	}
+	if r.Run.AA {
+		return fmt.Sprintf("Benchmarks of %s at %s against itself (A/A: one test binary on both sides), %s, %s.",
+			strings.Join(pkgs, ", "), side(r.Head), runs, order)
+	}
 	return fmt.Sprintf("Benchmarks of %s at %s (old) and %s (new), %s, %s.",
 		strings.Join(pkgs, ", "), side(r.Base), side(r.Head), runs, order)
 }
