@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,20 +23,6 @@ var Auto = Count{Auto: true}
 // Runs returns the fixed Count of n runs.
 func Runs(n int) Count { return Count{N: n} }
 
-// ParseCount parses "auto" or a number of runs. It does not check the
-// number's range: each command and section has its own.
-func ParseCount(s string) (Count, error) {
-	s = strings.TrimSpace(s)
-	if s == "auto" {
-		return Auto, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return Count{}, fmt.Errorf("%q is neither a number of runs nor auto", s)
-	}
-	return Count{N: n}, nil
-}
-
 // String returns c as written: "auto", or the number; "" for the zero
 // Count, which means "the default".
 func (c Count) String() string {
@@ -50,18 +35,20 @@ func (c Count) String() string {
 	return strconv.Itoa(c.N)
 }
 
-// IsZero reports whether c is unset, so that a command or request
-// leaving it out takes the configuration's.
-func (c Count) IsZero() bool { return c == Count{} }
-
 // Set implements flag.Value, so that a command takes -count auto or
-// -count 20.
+// -count 20. It does not check the number's range: each command and
+// section has its own.
 func (c *Count) Set(s string) error {
-	v, err := ParseCount(s)
-	if err != nil {
-		return err
+	s = strings.TrimSpace(s)
+	if s == "auto" {
+		*c = Auto
+		return nil
 	}
-	*c = v
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither a number of runs nor auto", s)
+	}
+	*c = Count{N: n}
 	return nil
 }
 
@@ -81,24 +68,10 @@ func (c Count) MarshalYAML() (any, error) {
 	return c.N, nil
 }
 
-// MarshalJSON writes "auto", or the number.
+// MarshalJSON writes "auto", or the number (patchbot config -json).
 func (c Count) MarshalJSON() ([]byte, error) {
 	if c.Auto {
 		return []byte(`"auto"`), nil
 	}
 	return []byte(strconv.Itoa(c.N)), nil
-}
-
-// UnmarshalJSON reads "auto", or a number.
-func (c *Count) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		return c.Set(s)
-	}
-	var n int
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("count: must be a number of runs, or \"auto\"")
-	}
-	*c = Count{N: n}
-	return nil
 }

@@ -69,7 +69,7 @@ func TestCalloutsDecided(t *testing.T) {
 		}
 		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new}, Compare: c}
 	}
-	res := &benchrun.Result{Tables: []*benchrun.Table{
+	res := &benchrun.Result{Run: &benchrun.RunInfo{Margin: 0.02}, Tables: []*benchrun.Table{
 		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
 			row("WriteInts-2", 4e-9, 2e-9, benchrun.Faster),
 			row("ReadInts-2", 2e-9, 2.01e-9, benchrun.Same),

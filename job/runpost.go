@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -176,17 +175,13 @@ func Compose(res *Result, f benchrun.Format) string {
 	return b.String()
 }
 
-// marginOf returns the margin of "same" of r's sequential comparison, as
-// a percentage ("2%").
+// marginOf returns the margin of "same" of r's sequential comparison
+// (RunInfo.Margin), as a percentage ("2%"), as the tables' key says it.
 func marginOf(r *benchrun.Result) string {
-	for _, t := range r.Tables {
-		for _, row := range t.Rows {
-			if c := row.Compare; c != nil && c.Decision != nil {
-				return strconv.FormatFloat(c.Decision.Margin*100, 'g', 4, 64) + "%"
-			}
-		}
+	if r.Run == nil {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("%g%%", 100*r.Run.Margin)
 }
 
 // calloutFigure words a significant change of a row's medians from old
