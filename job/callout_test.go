@@ -13,7 +13,9 @@ import (
 // says, in each case a table can hold: a speedup, a change in percent, a
 // change from zero (which has no ratio: xxhash's 0 → 112 B/op was once
 // called "+0.00%"), a change to zero, a ratio too large to hold, no
-// significant change, and benchmarks that ran on one side only.
+// significant change (in the fixed design, whether its interval lies
+// within the margin or not: its tables say "~" of both), and benchmarks
+// that ran on one side only.
 func TestCallouts(t *testing.T) {
 	row := func(name string, old, new float64, significant bool, verdict string) *benchrun.Row {
 		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new},
@@ -21,19 +23,20 @@ func TestCallouts(t *testing.T) {
 	}
 	res := &benchrun.Result{Tables: []*benchrun.Table{
 		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
-			row("WriteInts-2", 3e-9, 2e-9, true, benchrun.Better),
+			row("WriteInts-2", 3e-9, 2e-9, true, benchrun.Faster),
 			row("ReadInts-2", 2e-9, 2.01e-9, false, benchrun.Same),
+			row("Noisy-2", 2e-9, 2.2e-9, false, benchrun.Undecided),
 		}},
 		{Unit: "B/s", Better: +1, Rows: []*benchrun.Row{
-			row("WriteInts-2", 1e9, 1.5e9, true, benchrun.Better),
+			row("WriteInts-2", 1e9, 1.5e9, true, benchrun.Faster),
 		}},
 		{Unit: "B/op", Better: -1, Rows: []*benchrun.Row{
-			row("Sum64-2", 0, 112, true, benchrun.Worse),
-			row("Huge-2", 1e-320, 1e300, true, benchrun.Worse),
+			row("Sum64-2", 0, 112, true, benchrun.Slower),
+			row("Huge-2", 1e-320, 1e300, true, benchrun.Slower),
 		}},
 		{Unit: "allocs/op", Better: -1, Rows: []*benchrun.Row{
-			row("Sum64-2", 0, 1, true, benchrun.Worse),
-			row("Zero-2", 1, 0, true, benchrun.Better),
+			row("Sum64-2", 0, 1, true, benchrun.Slower),
+			row("Zero-2", 1, 0, true, benchrun.Faster),
 		}},
 		{Unit: "sec/op", Better: -1, Rows: []*benchrun.Row{
 			{Name: "New-2", New: &benchrun.Summary{Center: 1}},
@@ -42,9 +45,9 @@ func TestCallouts(t *testing.T) {
 	}}
 	got := callouts(res, escape.Markdown)
 	want := map[string][]string{
-		benchrun.Better: {"WriteInts-2 (sec/op -33.33%, B/s 1.50x)", "Zero-2 (allocs/op -100.00%)"},
-		benchrun.Worse:  {"Sum64-2 (B/op 0 → 112, allocs/op 0 → 1)", "Huge-2 (B/op 1e-320 → 1e+300)"},
-		benchrun.Same:   {"ReadInts-2"},
+		benchrun.Faster: {"WriteInts-2 (sec/op -33.33%, B/s 1.50x)", "Zero-2 (allocs/op -100.00%)"},
+		benchrun.Slower: {"Sum64-2 (B/op 0 → 112, allocs/op 0 → 1)", "Huge-2 (B/op 1e-320 → 1e+300)"},
+		notSignificant:  {"ReadInts-2", "Noisy-2"},
 		added:           {"New-2"},
 		removed:         {"Old-2"},
 	}
@@ -60,13 +63,8 @@ func TestCallouts(t *testing.T) {
 // names the margin.
 func TestCalloutsDecided(t *testing.T) {
 	row := func(name string, old, new float64, v string) *benchrun.Row {
-		c := &benchrun.Comparison{Verdict: benchrun.Same, Decision: &benchrun.Decision{Verdict: v, Margin: 0.02}}
-		switch v {
-		case benchrun.Faster:
-			c.Significant, c.Verdict = true, benchrun.Better
-		case benchrun.Slower:
-			c.Significant, c.Verdict = true, benchrun.Worse
-		}
+		c := &benchrun.Comparison{Verdict: v, Decision: &benchrun.Decision{Verdict: v, Margin: 0.02}}
+		c.Significant = v == benchrun.Faster || v == benchrun.Slower
 		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new}, Compare: c}
 	}
 	res := &benchrun.Result{Run: &benchrun.RunInfo{Margin: 0.02}, Tables: []*benchrun.Table{
@@ -82,8 +80,8 @@ func TestCalloutsDecided(t *testing.T) {
 	}}
 	got := callouts(res, escape.Markdown)
 	want := map[string][]string{
-		benchrun.Better: {"WriteInts-2 (sec/op -50.00%)"},
-		benchrun.Worse:  {"Slow-2 (sec/op +50.00%)"},
+		benchrun.Faster: {"WriteInts-2 (sec/op -50.00%)"},
+		benchrun.Slower: {"Slow-2 (sec/op +50.00%)"},
 		same:            {"ReadInts-2"},
 		undecided:       {"Noisy-2"},
 	}

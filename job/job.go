@@ -235,7 +235,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 	return benchrun.Options{
 		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
 		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
-		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha},
+		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()},
 		Plan:     plan,
 		AA:       b.AA,
 		Progress: env.Progress,

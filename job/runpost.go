@@ -150,10 +150,10 @@ func Compose(res *Result, f benchrun.Format) string {
 		head string
 		rows []string
 	}{
-		{"Significantly better:", co[benchrun.Better]},
-		{"Significantly worse:", co[benchrun.Worse]},
+		{"Significantly better:", co[benchrun.Faster]},
+		{"Significantly worse:", co[benchrun.Slower]},
 		{"Significantly changed:", co[benchrun.Changed]},
-		{"No significant change:", co[benchrun.Same]},
+		{"No significant change:", co[notSignificant]},
 		{fmt.Sprintf("The same, within ±%s:", marginOf(res.Bench)), co[same]},
 		{"Not enough runs to tell (undecided):", co[undecided]},
 		{"Only in the new code (no comparison):", co[added]},
@@ -210,21 +210,23 @@ func reviewerWords(field string) string {
 	return ""
 }
 
-// Callout keys of the benchmarks that ran on one side only, and of those
-// with no significant change that a sequential comparison (-count auto)
-// found the same within its margin, or could not decide.
+// Callout keys of the benchmarks that ran on one side only, of those with
+// no significant change in the fixed design, and of those that a
+// sequential comparison (-count auto) found the same within its margin,
+// or could not decide.
 const (
-	added     = "added"
-	removed   = "removed"
-	same      = benchrun.Same + " within the margin"
-	undecided = benchrun.Undecided
+	added          = "added"
+	removed        = "removed"
+	notSignificant = "not significant"
+	same           = benchrun.Same + " within the margin"
+	undecided      = benchrun.Undecided
 )
 
-// callouts sorts the benchmarks by verdict: for benchrun.Better, Worse
+// callouts sorts the benchmarks by verdict: for benchrun.Faster, Slower
 // and Changed, each benchmark with a significant change of that verdict and
 // its figures, throughput as a speedup and the rest in percent
 // ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
-// benchrun.Same, the benchmarks with no significant change at all, unless
+// notSignificant, the benchmarks with no significant change at all, unless
 // a sequential comparison decided them: same, the same within its margin,
 // or undecided, not enough runs to tell; for
 // added and removed, those that ran in the new code only or the old only. A
@@ -247,7 +249,7 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 			if d := c.Decision; d != nil && decided[row.Name] == "" {
 				decided[row.Name] = d.Verdict
 			}
-			if c.Significant && c.Verdict != benchrun.Same {
+			if c.Significant && (c.Verdict == benchrun.Faster || c.Verdict == benchrun.Slower || c.Verdict == benchrun.Changed) {
 				fig := calloutFigure(t.Unit, text, row.Old.Center, row.New.Center, t.Better)
 				figs[row.Name][c.Verdict] = append(figs[row.Name][c.Verdict], fig)
 			}
@@ -268,7 +270,7 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 	}
 	for _, name := range order {
 		if len(figs[name]) == 0 {
-			key := benchrun.Same
+			key := notSignificant
 			switch decided[name] {
 			case benchrun.Same:
 				key = same
@@ -277,7 +279,7 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 			}
 			out[key] = append(out[key], text(name))
 		}
-		for _, v := range []string{benchrun.Better, benchrun.Worse, benchrun.Changed} {
+		for _, v := range []string{benchrun.Faster, benchrun.Slower, benchrun.Changed} {
 			if f := figs[name][v]; len(f) > 0 {
 				out[v] = append(out[v], fmt.Sprintf("%s (%s)", text(name), strings.Join(f, ", ")))
 			}

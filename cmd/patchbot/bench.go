@@ -95,7 +95,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			} else if threshold < 0 {
 				return usagef("-threshold must not be negative")
 			}
-			cmpOpts := &benchrun.CompareOptions{Alpha: bc.Alpha}
+			cmpOpts := &benchrun.CompareOptions{Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
 
 			var res *benchrun.Result
 			if *oldFile != "" || *newFile != "" {

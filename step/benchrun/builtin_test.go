@@ -56,7 +56,7 @@ func TestBuiltinExample(t *testing.T) {
 	check := func(res *Result) []string {
 		var bad []string
 		for _, unit := range []string{"sec/op", "B/s"} {
-			if c := findRow(t, res, unit, "WriteInts/impl=codec-").Compare; c.Verdict != Better {
+			if c := findRow(t, res, unit, "WriteInts/impl=codec-").Compare; c.Verdict != Faster {
 				bad = append(bad, fmt.Sprintf("WriteInts %s: %s (%+.2f%%, p=%.3f), want better", unit, c.Verdict, c.Delta*100, c.P))
 			}
 		}

@@ -15,6 +15,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
+
+	"github.com/patchbot/patchbot/step/verdict"
 )
 
 // RevisionKey names the record of which revision a side's results come
@@ -73,6 +75,9 @@ type Input struct {
 type CompareOptions struct {
 	Alpha      float64 // significance level of the U test; 0 means 0.05
 	Confidence float64 // level of the intervals; 0 means 0.95
+	// Margin is the equivalence margin of a "same" verdict (0.02: the
+	// change's interval within ±2%); 0 means 0.02.
+	Margin float64
 }
 
 // thresholds returns benchmath's thresholds and the confidence level; a
@@ -88,6 +93,15 @@ func (o *CompareOptions) thresholds() (*benchmath.Thresholds, float64) {
 		conf = o.Confidence
 	}
 	return &t, conf
+}
+
+// margin returns the equivalence margin, the default for one outside
+// (0, 1).
+func (o *CompareOptions) margin() float64 {
+	if o != nil && o.Margin > 0 && o.Margin < 1 {
+		return o.Margin
+	}
+	return verdict.DefaultPlan().Margin
 }
 
 // CompareFiles compares the results in the files oldPath and newPath, each
@@ -233,7 +247,7 @@ func Compare(old, new Input, opts *CompareOptions) (*Result, error) {
 				t.Config = append(t.Config, ConfigValue{f.Name, k.Get(f)})
 			}
 		}
-		b.tables[k].fill(t, units.GetAssumption(unit), thresholds, confidence)
+		b.tables[k].fill(t, units.GetAssumption(unit), thresholds, confidence, opts.margin())
 		res.Tables = append(res.Tables, t)
 	}
 	return res, nil
@@ -284,7 +298,7 @@ func (b *builder) add(side int, tableKeys []benchproc.Key, row, residue benchpro
 }
 
 // fill computes t's rows and geomean from the collected cells.
-func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmath.Thresholds, confidence float64) {
+func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmath.Thresholds, confidence, margin float64) {
 	for _, rk := range sortedKeys(bt.cells) {
 		cells := bt.cells[rk]
 		row := &Row{Name: rk.StringValues()}
@@ -326,6 +340,15 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 				Warnings:    errorStrings(c.Warnings),
 			}
 			row.Compare.Delta, row.Compare.Verdict = deltaVerdict(row.Old.Center, row.New.Center, row.Compare.Significant, t.Better)
+			if row.Compare.Verdict == Undecided {
+				// Not significant: the same, if the change's
+				// interval (at the U test's level, the test's
+				// dual) lies within the margin.
+				p := verdict.Plan{Looks: []int{max(c.N1, c.N2, 2)}, Alpha: th.CompareAlpha, Margin: margin}
+				if p.Decide(samples[0].Values, samples[1].Values, 0, t.Better > 0).Verdict == verdict.Same {
+					row.Compare.Verdict = Same
+				}
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -334,8 +357,11 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 	}
 }
 
-// deltaVerdict returns the relative change from old to new and what it means for
-// a unit whose better direction is better.
+// deltaVerdict returns the relative change of the medians from old to new
+// and what a significant one means for a unit whose better direction is
+// better: faster, slower, or changed; undecided for one that is not
+// significant (or whose medians are equal), which the caller may find the
+// same.
 func deltaVerdict(old, new float64, significant bool, better int) (delta float64, v string) {
 	if old != 0 {
 		delta = new/old - 1
@@ -345,13 +371,13 @@ func deltaVerdict(old, new float64, significant bool, better int) (delta float64
 	}
 	switch {
 	case !significant || old == new:
-		return delta, Same
+		return delta, Undecided
 	case better == 0:
 		return delta, Changed
 	case (new > old) == (better > 0):
-		return delta, Better
+		return delta, Faster
 	}
-	return delta, Worse
+	return delta, Slower
 }
 
 // geomean computes the summary row as benchstat's summarizeCol does: the

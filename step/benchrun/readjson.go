@@ -12,7 +12,7 @@ import (
 
 // ResultSchema is the Schema of the JSON results this version writes and
 // reads. A change to Result that an older reader would misread changes it.
-const ResultSchema = "patchbot/bench-result/v1"
+const ResultSchema = "patchbot/bench-result/v2"
 
 // MaxJSON is the largest JSON result ReadJSON reads: far more than the
 // results of a thousand benchmarks with a thousand runs a side, and far
@@ -64,6 +64,10 @@ func (r *Result) Check() error {
 	switch {
 	case r.Schema == "":
 		return fmt.Errorf("no schema: want %q", ResultSchema)
+	case r.Schema == "patchbot/bench-result/v1":
+		// Its "same" meant "not significant", and its "better" and
+		// "worse" are faster and slower now: not to be read as ours.
+		return fmt.Errorf("schema %q: want %q (a result of an earlier patchbot, whose verdicts meant other things: run the benchmarks again with this one)", r.Schema, ResultSchema)
 	case r.Schema != ResultSchema:
 		return fmt.Errorf("schema %q: want %q", r.Schema, ResultSchema)
 	case len(r.Tables) == 0:
@@ -102,7 +106,7 @@ func (r *Result) Check() error {
 				}
 			}
 			if c := row.Compare; c != nil {
-				if !(c.P >= 0 && c.P <= 1) || !slices.Contains([]string{Better, Worse, Changed, Same}, c.Verdict) {
+				if !(c.P >= 0 && c.P <= 1) || !slices.Contains([]string{Faster, Slower, Same, Undecided, Changed}, c.Verdict) {
 					return where("row %q: p=%v, verdict %q", row.Name, c.P, c.Verdict)
 				}
 				if d := c.Decision; d != nil {

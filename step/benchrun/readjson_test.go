@@ -51,7 +51,8 @@ func TestReadJSON(t *testing.T) {
 		want string
 	}{
 		{"no schema", edit(func(m map[string]any) { delete(m, "schema") }), "no schema"},
-		{"other schema", edit(func(m map[string]any) { m["schema"] = "patchbot/bench-result/v2" }), `schema "patchbot/bench-result/v2"`},
+		{"other schema", edit(func(m map[string]any) { m["schema"] = "patchbot/bench-result/v3" }), `schema "patchbot/bench-result/v3"`},
+		{"an earlier patchbot's", edit(func(m map[string]any) { m["schema"] = "patchbot/bench-result/v1" }), "a result of an earlier patchbot, whose verdicts meant other things: run the benchmarks again"},
 		{"extra field", edit(func(m map[string]any) { m["comment"] = "<b>hi</b>" }), `unknown field "comment"`},
 		{"extra field in a row", edit(func(m map[string]any) { firstRow(m)["html"] = "x" }), `unknown field "html"`},
 		{"no tables", edit(func(m map[string]any) { m["tables"] = []any{} }), "no tables"},

@@ -43,7 +43,7 @@ func (r *Result) Regressions(threshold float64) []Regression {
 	for _, t := range r.Tables {
 		for _, row := range t.Rows {
 			c := row.Compare
-			if c == nil || c.Verdict != Worse {
+			if c == nil || c.Verdict != Slower {
 				continue
 			}
 			if row.Old.Center == 0 || !isFinite(row.New.Center/row.Old.Center) || math.Abs(c.Delta) > threshold {

@@ -156,17 +156,21 @@ type Comparison struct {
 	// when it is false.
 	Significant bool `json:"significant"`
 
-	// Verdict is "better", "worse", "changed" (significant, in a unit
-	// without a direction), or "same" (not significant, or equal
-	// medians).
+	// Verdict is the row's verdict in a reviewer's words: "faster" or
+	// "slower" (significant, in the unit's direction: for B/s faster is
+	// higher, for allocs/op and B/op fewer), "same" (the change's
+	// interval lies within ±the equivalence margin, or the sides are
+	// equal), or "undecided" (neither). A unit without a direction
+	// (a custom metric benchfmt does not know) says "changed" instead
+	// of faster or slower. With a Decision, it is the Decision's.
 	Verdict string `json:"verdict"`
 
 	Warnings []string `json:"warnings,omitempty"`
 
 	// Decision is a sequential comparison's verdict on the row (time and
 	// throughput rows, with -count auto); Significant and Verdict then
-	// follow it rather than the U test: faster and slower are better and
-	// worse, same and undecided are "~".
+	// follow it rather than the U test: faster and slower are
+	// significant, same and undecided are "~".
 	Decision *Decision `json:"decision,omitempty"`
 }
 
@@ -187,19 +191,13 @@ type Decision struct {
 	Look       int      `json:"look"` // the look that decided it, from 1
 }
 
-// The verdicts of a Decision.
+// The verdicts of a Comparison, and of a Decision (all but Changed).
 const (
 	Faster    = "faster"
 	Slower    = "slower"
+	Same      = "same"
 	Undecided = "undecided"
-)
-
-// Verdicts of a Comparison.
-const (
-	Better  = "better"
-	Worse   = "worse"
-	Changed = "changed"
-	Same    = "same"
+	Changed   = "changed" // significant, in a unit without a direction
 )
 
 // A Geomean is the summary row of a table. It carries no significance

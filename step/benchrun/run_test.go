@@ -56,13 +56,13 @@ func TestRun(t *testing.T) {
 	// so a false failure is under 3 in 2,000 new runs (95% bound), under
 	// 1 in 160 tests of 4; the comparison is run once more before the
 	// test fails, which leaves under 1 in 25,000.
-	if row.Compare.Verdict != Better {
+	if row.Compare.Verdict != Faster {
 		t.Logf("Sum got %s (delta %.2f, p=%.3f); running again", row.Compare.Verdict, row.Compare.Delta, row.Compare.P)
 		again, err := Run(context.Background(), quick(r.dir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := findRow(t, again, "sec/op", "Sum").Compare; c.Verdict != Better {
+		if c := findRow(t, again, "sec/op", "Sum").Compare; c.Verdict != Faster {
 			t.Errorf("Sum got %s (delta %.2f, p=%.3f) twice, want better", c.Verdict, c.Delta, c.P)
 		}
 	}

@@ -173,14 +173,7 @@ func (s *sequence) attach(res *Result) {
 			}
 			c.Decision = rd
 			c.Significant = d.Verdict == verdict.Faster || d.Verdict == verdict.Slower
-			switch {
-			case d.Verdict == verdict.Faster:
-				c.Verdict = Better
-			case d.Verdict == verdict.Slower:
-				c.Verdict = Worse
-			default:
-				c.Verdict = Same
-			}
+			c.Verdict = string(d.Verdict)
 		}
 	}
 }

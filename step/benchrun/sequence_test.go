@@ -57,7 +57,7 @@ func TestRunAuto(t *testing.T) {
 	if d.Verdict != Faster || d.Look != 1 || sum.Old.N != 5 || sum.New.N != 5 {
 		t.Errorf("Sum: %s at look %d with %d+%d runs, want faster at look 1 with 5+5", d.Verdict, d.Look, sum.Old.N, sum.New.N)
 	}
-	if !sum.Compare.Significant || sum.Compare.Verdict != Better {
+	if !sum.Compare.Significant || sum.Compare.Verdict != Faster {
 		t.Errorf("Sum: significant %v, verdict %s; want the decision's", sum.Compare.Significant, sum.Compare.Verdict)
 	}
 	if tp := findRow(t, res, "B/s", "Sum").Compare.Decision; tp == nil || tp.Verdict != Faster || !(tp.Ratio > 1) {
@@ -152,7 +152,9 @@ func TestAutoFormats(t *testing.T) {
 		}
 	}
 	// A decision JSON cannot hold is refused.
-	bad := strings.Replace(r.String(JSON), `"verdict": "undecided"`, `"verdict": "probably"`, 1)
+	js := r.String(JSON)
+	i := strings.Index(js, `"decision": {`)
+	bad := js[:i] + strings.Replace(js[i:], `"verdict": "undecided"`, `"verdict": "probably"`, 1)
 	if _, err := DecodeJSON([]byte(bad)); err == nil || !strings.Contains(err.Error(), `a decision "probably"`) {
 		t.Errorf("a decision with the verdict probably: %v", err)
 	}
