@@ -47,9 +47,17 @@
 // look's interval to miss log r, which has probability at most α, so the
 // chance of any wrong verdict is at most α (5%) over all looks. Stopping
 // early as undecided is never wrong, and needs none of α: a row stops
-// from the second look on when, its interval's half-width projected to the
-// cap as w·√(n/n_K) (an interval shrinks as 1/√n), neither verdict could
-// be reached there with the estimate so far (futility).
+// when, its interval's half-width projected to the cap as w·√(n/n_K) (an
+// interval shrinks as 1/√n), neither verdict could be reached there with
+// the estimate so far (futility). At the first look the projection is
+// halved: six runs a side give an interval wider than 1/√n says (for
+// normal runs 1.22 times the projection, the exact interval's bounds
+// being the 3rd and 34th of 36 differences; more for the heavy tails of a
+// busy machine's), and a row that could still differ is let run. Measured
+// on the simulated rows of TestErrorRates, this takes unchanged rows from
+// 12.4 to 8.9 runs a side on average, and changes the share of 2x
+// changes decided on a busy machine from 95.4% to 93.8%; stopping there
+// with the whole projection (7.1 runs) would have decided only 87.9%.
 //
 // Noise. Each decision says the smallest change its runs could have
 // detected with 80% power: with the interval's half-width w at level 1−γ,
@@ -252,16 +260,17 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 		d.Verdict = Undecided
 		return d
 	}
-	// Futility, from the second look on: at the cap, the interval's
-	// half-width would be about half·√(n/cap).
-	if look >= 1 {
-		n := float64(min(len(old), len(new)))
-		capHalf := half * math.Sqrt(n/float64(p.Looks[len(p.Looks)-1]))
-		canSame := math.Abs(center)+capHalf < margin
-		canDiffer := math.Abs(center) > capHalf
-		if !canSame && !canDiffer {
-			d.Verdict, d.Futile = Undecided, true
-		}
+	// Futility: at the cap, the interval's half-width would be about
+	// half·√(n/cap); at the first look, half that (see the derivation).
+	n := float64(min(len(old), len(new)))
+	capHalf := half * math.Sqrt(n/float64(p.Looks[len(p.Looks)-1]))
+	if look == 0 {
+		capHalf /= 2
+	}
+	canSame := math.Abs(center)+capHalf < margin
+	canDiffer := math.Abs(center) > capHalf
+	if !canSame && !canDiffer {
+		d.Verdict, d.Futile = Undecided, true
 	}
 	return d
 }
