@@ -279,7 +279,7 @@ func runsBenchmarks(cmd string) bool {
 		return true
 	}
 	args := patchbotArgs(cmd)
-	return len(args) > 0 && (args[0] == "run" || args[0] == "bench" && !slices.Contains(args, "-old"))
+	return len(args) > 0 && (args[0] == "run" || args[0] == "bisect" || args[0] == "bench" && !slices.Contains(args, "-old"))
 }
 
 // The parts of a benchmark run's output that change from run to run, on
@@ -297,6 +297,9 @@ var benchVariable = []struct {
 	{regexp.MustCompile(`same within ±[\d.]+%`), "VERDICT"},
 	{regexp.MustCompile(`not enough runs to tell(: too noisy here to tell [\d.]+% \(it would take \d+%\))?`), "VERDICT"},
 	{regexp.MustCompile(`(?m) (faster|slower|same|undecided|~)$`), " VERDICT"},
+	// A bisection's benchmark rows: "Work-2 same +0.4% [-15.9%, +39.9%]".
+	{regexp.MustCompile(`(?m)^(\s+\S+) (faster|slower|same|undecided) ([+-]\d)`), "$1 VERDICT $3"},
+	{regexp.MustCompile(`"verdict": "(faster|slower|same|undecided)"`), `"verdict": "VERDICT"`},
 	{regexp.MustCompile(`(?m)^\s*(Significantly (better|worse|changed)|No significant change|The same, within ±[\d.]+%|Not enough runs to tell \(undecided\)):\n`), ""},
 	{regexp.MustCompile(`(?m)^(\s*- \S+) \(.*\)$`), "$1"},
 	// The widest row is named only when it stands out from the median.

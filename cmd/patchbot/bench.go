@@ -29,7 +29,7 @@ written into a temporary directory, each package's test binary is built once
 per revision (go test -c), and the binaries are run -count times each, every
 run a fresh process, alternating the revisions (old new new old ...) so that
 a drifting machine weighs on both alike. With -count auto they run in rounds
-of 5 a side, and after each round every benchmark whose time the runs can
+of 6 a side, and after each round every benchmark whose time the runs can
 decide is faster, slower, the same within ±bench.equivalence, or undecided,
 and runs no more: see 'patchbot doc bench'.
 

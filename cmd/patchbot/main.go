@@ -54,6 +54,7 @@ func init() {
 		cmdPort,
 		cmdFreeze,
 		cmdBench,
+		cmdBisect,
 		cmdPost,
 		cmdServe,
 		cmdSweep,

@@ -3,6 +3,8 @@ package benchrun
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +68,12 @@ type Options struct {
 	// Runner runs every process Run starts ('go list', 'go test -c',
 	// each run of a test binary); nil means Direct. A sandbox goes here.
 	Runner Runner
+
+	// BinCache, when set, is a directory that keeps the test binaries
+	// Run builds, by commit and package, for the next Run on the same
+	// repository with the same settings to reuse: a bisection compares
+	// its good commit with every step's. Run does not remove it.
+	BinCache string
 }
 
 // DefaultCount is the default number of runs per side: enough for
@@ -296,6 +304,14 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				continue
 			}
 			bin := filepath.Join(binDir, fmt.Sprintf("%s-%d.test", sideNames[side], i))
+			cached := ""
+			if o.BinCache != "" {
+				cached = cachedBin(o.BinCache, commits[side], p.importPath)
+				if _, err := os.Stat(cached); err == nil {
+					bins[side][i] = cached
+					continue
+				}
+			}
 			prog.building(sideNames[side], p.rel)
 			t0 := time.Now()
 			built, err := buildTest(ctx, pr, side, modDirs[side], p, bin)
@@ -313,6 +329,12 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			}
 			if built {
 				bins[side][i] = bin
+				if cached != "" {
+					if err := keepBin(bin, cached); err != nil {
+						return nil, fmt.Errorf("keeping the test binary of %s at %s: %v", p.rel, abbrev.Hash(commits[side]), err)
+					}
+					bins[side][i] = cached
+				}
 			}
 		}
 	}
@@ -446,6 +468,30 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	info.Wall = time.Since(start)
 	res.Run = info
 	return res, nil
+}
+
+// cachedBin returns where a BinCache keeps the test binary of the package
+// importPath at commit.
+func cachedBin(cache, commit, importPath string) string {
+	sum := sha256.Sum256([]byte(importPath))
+	return filepath.Join(cache, commit, hex.EncodeToString(sum[:8])+".test")
+}
+
+// keepBin moves the binary bin into the cache at path, whole or not at
+// all: a run interrupted while it does leaves no half binary to reuse.
+func keepBin(bin, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // interrupted is Run's error when ctx is cancelled (by Ctrl-C, in the

@@ -444,3 +444,43 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBinCache checks that a second run with the same BinCache reuses
+// each commit's test binary instead of building it again, and that a run
+// of another pair builds only the commit it has not seen.
+func TestRunBinCache(t *testing.T) {
+	r := newTestRepo(t)
+	base := r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	mid := r.commit("sum: closed form", "sum/sum.go", sumFastGo)
+	head := r.commit("sum: a comment", "sum/sum.go", sumFastGo+"\n// Done.\n")
+	cache := t.TempDir()
+	opts := Options{Dir: r.dir, Count: 1, Benchtime: "1x", Base: base, Head: mid, BinCache: cache}
+	first, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Run.Build == 0 {
+		t.Fatalf("the first run built nothing")
+	}
+	bins, _ := filepath.Glob(filepath.Join(cache, "*", "*.test"))
+	if len(bins) != 2 {
+		t.Fatalf("cache holds %q, want a binary for each of the two commits", bins)
+	}
+	again, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Run.Build != 0 {
+		t.Errorf("the second run built for %v, want no build", again.Run.Build)
+	}
+	opts.Base, opts.Head = base, head
+	if _, err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if bins, _ := filepath.Glob(filepath.Join(cache, "*", "*.test")); len(bins) != 3 {
+		t.Errorf("cache holds %q, want 3 binaries", bins)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(cache, "*", "*.tmp")); len(tmps) > 0 {
+		t.Errorf("cache holds half-written binaries %q", tmps)
+	}
+}

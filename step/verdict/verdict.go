@@ -100,6 +100,11 @@ type Plan struct {
 	Alpha float64
 	// Margin is E: "same" means new/old within 1±E.
 	Margin float64
+	// NoFutility keeps a row running to the cap when neither verdict
+	// looks reachable: for a caller whose question is not faster,
+	// slower or the same within ±E (a bisection asks only "slower by
+	// more than E?", which an interval can answer where ±E cannot).
+	NoFutility bool
 }
 
 // Round is the runs a side between looks in patchbot's plans: 6, the
@@ -262,6 +267,9 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 	}
 	// Futility: at the cap, the interval's half-width would be about
 	// half·√(n/cap); at the first look, half that (see the derivation).
+	if p.NoFutility {
+		return d
+	}
 	n := float64(min(len(old), len(new)))
 	capHalf := half * math.Sqrt(n/float64(p.Looks[len(p.Looks)-1]))
 	if look == 0 {

@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -149,9 +150,11 @@ func decide(s *series, plan verdict.Plan) tally {
 	}
 	t.rows = 1
 
-	// The fixed design, as benchstat decides it.
+	// The fixed design, as benchstat decides it. (NewSample sorts what
+	// it is given: copies, so that the sequential design below reads the
+	// runs in the order they ran.)
 	th := benchmath.DefaultThresholds
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(old[:fixedN], &th), benchmath.NewSample(new[:fixedN], &th))
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(old[:fixedN]), &th), benchmath.NewSample(slices.Clone(new[:fixedN]), &th))
 	fixed := 0 // -1 faster, +1 slower
 	if c.P <= c.Alpha {
 		fixed = 1
@@ -198,7 +201,7 @@ func decide(s *series, plan verdict.Plan) tally {
 }
 
 func median(xs []float64) float64 {
-	s := benchmath.NewSample(xs, &benchmath.DefaultThresholds)
+	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds)
 	return benchmath.AssumeNothing.Summary(s, 0.95).Center
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,12 @@ func TestDecide(t *testing.T) {
 		{"no change, no noise", series{runs: [2][]float64{runs(30, 100, 0), runs(30, 100, 0)}},
 			tally{rows: 1, same: 1, runs: 6}},
 		{"too short", series{runs: [2][]float64{runs(12, 100, 1), runs(12, 200, 2)}}, tally{}},
+		// The order the runs came in is the sequential design's: its
+		// first look sees six equal runs a side, whatever came after.
+		// (Sorted first, as the fixed design's sample is, it would see
+		// the old side's 90s and call the new slower.)
+		{"in run order", series{runs: [2][]float64{slices.Concat(runs(6, 100, 0), runs(14, 90, 0), runs(10, 100, 0)), runs(30, 100, 0)}},
+			tally{rows: 1, fixedFlagged: 1, same: 1, runs: 6}},
 	} {
 		if got := decide(&tt.s, plan); got != tt.want {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
