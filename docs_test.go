@@ -326,7 +326,18 @@ func benchShape(s string, today bool) string {
 	for _, v := range benchVariable {
 		s = v.re.ReplaceAllString(s, v.with)
 	}
-	return s
+	// The review message's lists, their headings gone, as one list in
+	// name order: which heading a benchmark is under is a verdict.
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), "- ") {
+			j++
+		}
+		slices.Sort(lines[i:j])
+		i = max(j, i+1)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // todayFreezeRE finds the freeze's answer in a run's output and message.
@@ -608,8 +619,8 @@ func goCaches(t *testing.T) []string {
 
 // TestBenchShape checks that two runs of the built-in example, one
 // whose ReadInts was undecided and one whose ReadInts came out slower
-// (a false alarm a busy machine can give), have one shape; and that a
-// missing note does not.
+// (a false alarm a busy machine can give; its lists in another order),
+// have one shape; and that a changed note does not.
 func TestBenchShape(t *testing.T) {
 	quiet := `== bench: github.com/patchbot/patchbot/codec, up to 30 runs per side (-count auto) of 250ms, 20s
 benchmark                           old ns/op     new ns/op     delta
@@ -642,11 +653,11 @@ spread: old ± 13%, new ± 24% (median of rows)
 == freeze
 master: The tree is open for Go 1.29 development (rule); its freeze is expected to begin around 2027-05-24.
 
-    Significantly better:
-    - WriteInts/impl=codec-2 (sec/op -47.93%, B/s 1.92x)
-
     Significantly worse:
     - ReadInts/impl=codec-2 (sec/op +16.94%, B/s 0.86x)
+
+    Significantly better:
+    - WriteInts/impl=codec-2 (sec/op -47.93%, B/s 1.92x)
 
       ReadInts/impl=codec-2    136 ± 9%   159 ± 12%    slower: +16.9% [+5.1%, +30.0%] (n=6)
       WriteInts/impl=codec-2   197 ± 34%   102 ± 26%   faster: -47.9% [-55.8%, -23.5%] (n=6)
