@@ -223,18 +223,25 @@ func skipReason(ex docExample, made func(name string) bool, noGerrit string) str
 	return ""
 }
 
-// docUseRE finds the shell variables a command uses ($B, ${B}).
-var docUseRE = regexp.MustCompile(`\$\{?([A-Za-z_]\w*)`)
+// docUseRE finds the shell variables a command uses ($B, ${B}); the
+// others are shellSets' pieces of a shell line.
+var (
+	docUseRE    = regexp.MustCompile(`\$\{?([A-Za-z_]\w*)`)
+	shQuotedRE  = regexp.MustCompile(`\$\([^)]*\)|'[^']*'|"[^"]*"`)
+	shCommentRE = regexp.MustCompile(`(?m)(^|\s)#.*$`)
+	shListRE    = regexp.MustCompile(`;|&&|\|\||\n`)
+	shNameRE    = regexp.MustCompile(`^[A-Za-z_]\w*$`)
+)
 
 // shellSets returns the shell variables a command sets for the commands
 // after it: "B=...", "export A=... B=...", not "A=... cmd", which sets A
 // for cmd alone. It reads a shell line as the pages write them, not all
 // of bash: quotes and $(...) are taken out before it looks.
 func shellSets(cmd string) []string {
-	cmd = regexp.MustCompile(`\$\([^)]*\)|'[^']*'|"[^"]*"`).ReplaceAllString(cmd, "x")
-	cmd = regexp.MustCompile(`(?m)(^|\s)#.*$`).ReplaceAllString(cmd, "")
+	cmd = shQuotedRE.ReplaceAllString(cmd, "x")
+	cmd = shCommentRE.ReplaceAllString(cmd, "")
 	var names []string
-	for _, part := range regexp.MustCompile(`;|&&|\|\||\n`).Split(cmd, -1) {
+	for _, part := range shListRE.Split(cmd, -1) {
 		words := strings.Fields(part)
 		if len(words) > 0 && words[0] == "export" {
 			words = words[1:]
@@ -242,7 +249,7 @@ func shellSets(cmd string) []string {
 		var set []string
 		for _, w := range words {
 			name, _, ok := strings.Cut(w, "=")
-			if !ok || !regexp.MustCompile(`^[A-Za-z_]\w*$`).MatchString(name) {
+			if !ok || !shNameRE.MatchString(name) {
 				set = nil // a command: the assignments were for it
 				break
 			}
@@ -309,8 +316,7 @@ var benchVariable = []struct {
 	// "figures are medians of 6 to 12", or "of 6" when every row
 	// stopped at one look.
 	{regexp.MustCompile(`\bN to N\b`), "N"},
-	{regexp.MustCompile(`(?m)^(\s*)(N%|VERDICT|~) \(p=N n=N\)`), "${1}VERDICT (p=N n=N)"},
-	{regexp.MustCompile(`  (N%|~) \(p=N n=N\)`), "  VERDICT (p=N n=N)"},
+	{regexp.MustCompile(`(N%|VERDICT|~) \(p=N n=N\)`), "VERDICT (p=N n=N)"},
 	{regexp.MustCompile(`[ \t]+`), " "},
 	{regexp.MustCompile(`(?m)^ ?\n`), ""},
 }
@@ -459,6 +465,7 @@ func TestDocExamples(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(root)
 	noGerrit, gerritDir := testGerrit(t, root)
+	caches := goCaches(t)
 	pages, _ := filepath.Glob("docs/*.md")
 	pages = append([]string{"README.md"}, pages...)
 	ran, skipped := 0, map[string]int{}
@@ -527,7 +534,7 @@ func TestDocExamples(t *testing.T) {
 		for _, s := range sessions {
 			ran += len(s)
 			t.Run(fmt.Sprintf("%s:%d", page, s[0].line), func(t *testing.T) {
-				runSession(t, root, bin, gerritDir, entries, s)
+				runSession(t, root, bin, gerritDir, caches, entries, s)
 			})
 		}
 	}
@@ -695,7 +702,7 @@ func TestShellSets(t *testing.T) {
 
 // runSession runs the examples s of one page in one shell and checks
 // what each prints.
-func runSession(t *testing.T, root, bin, gerritDir string, entries []os.DirEntry, s []docExample) {
+func runSession(t *testing.T, root, bin, gerritDir string, caches []string, entries []os.DirEntry, s []docExample) {
 	dir := t.TempDir()
 	// The repository's files, as links, so that a page's paths
 	// (step/benchrun/testdata/...) are there; the page's own files, and
@@ -755,7 +762,7 @@ func runSession(t *testing.T, root, bin, gerritDir string, entries []os.DirEntry
 	// Go's caches stay the test's: a session's go test and the
 	// benchmarks patchbot builds use the modules and builds already
 	// there, rather than fetching and building all again in its home.
-	cmd.Env = append(cmd.Env, goCaches(t)...)
+	cmd.Env = append(cmd.Env, caches...)
 	var out strings.Builder
 	cmd.Stdout = &out
 	cmd.Stderr = &out

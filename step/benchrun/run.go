@@ -478,10 +478,15 @@ func cachedBin(cache, commit, importPath string) string {
 }
 
 // keepBin moves the binary bin into the cache at path, whole or not at
-// all: a run interrupted while it does leaves no half binary to reuse.
+// all: a run interrupted while it does leaves no half binary to reuse. A
+// rename does it when both are on one file system (a cache under the
+// temporary directory, as a bisection's); else a copy, renamed.
 func keepBin(bin, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
+	}
+	if os.Rename(bin, path) == nil {
+		return nil
 	}
 	tmp := path + ".tmp"
 	data, err := os.ReadFile(bin)
