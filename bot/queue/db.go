@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
@@ -259,4 +261,32 @@ func lockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err
 		}
 		conn.Release()
 	}, nil
+}
+
+// OpenSQL opens db's database through database/sql, for the tables
+// patchbot keeps there beside River's (bot/track's history of
+// benchmarks): the same file or server, with the same settings (for
+// SQLite, WAL, the busy timeout and one connection, so that it waits for
+// River's writes rather than failing on them). Statements use $1, $2 for
+// their arguments, which both engines take. Close it when done.
+func OpenSQL(ctx context.Context, db DB) (*sql.DB, error) {
+	switch db.Engine {
+	case "sqlite":
+		d, _, err := openSQLite(ctx, db.Path)
+		return d, err
+	case "postgres":
+		cfg, err := pgx.ParseConfig(db.URL)
+		if err != nil {
+			return nil, fmt.Errorf("queue database %s: not a PostgreSQL connection URL", db)
+		}
+		d := stdlib.OpenDB(*cfg)
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := d.PingContext(pctx); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("queue database %s: cannot connect (is the server up, and are the user, password and database right?): %v", db, scrub(err, cfg.Password))
+		}
+		return d, nil
+	}
+	return nil, &URLError{db.String(), "unknown engine"}
 }

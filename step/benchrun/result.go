@@ -282,6 +282,9 @@ type RunInfo struct {
 	// AA is set on an A/A run (Options.AA): one binary on both sides,
 	// so that every change flagged is a false alarm.
 	AA bool `json:"aa,omitempty"`
+	// Single is set on a run of Head alone (Options.Single): nothing
+	// compared, every row Head's.
+	Single bool `json:"single,omitempty"`
 
 	Wall      time.Duration `json:"wall_ns"`  // the whole run, checkouts included
 	Build     time.Duration `json:"build_ns"` // go test -c, both sides

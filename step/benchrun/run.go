@@ -59,6 +59,12 @@ type Options struct {
 	// flagged is a false alarm. Base is then ignored.
 	AA bool
 
+	// Single runs Head alone, Count times, and compares nothing: every
+	// row of the result is Head's (its benchmarks are "added"), its
+	// summary in Row.New. It is how a history is recorded, one commit
+	// at a time (bot/track). Base and Plan are then ignored.
+	Single bool
+
 	// Plan, when set, makes the comparison sequential (-count auto):
 	// rounds of runs up to each of Plan.Looks, after each a verdict on
 	// every benchmark it can decide (step/verdict), and the next round
@@ -110,8 +116,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.Head == "" {
 		o.Head = "HEAD"
 	}
-	if o.AA {
+	if o.AA || o.Single {
 		o.Base = o.Head
+	}
+	if o.Single {
+		o.Plan = nil
 	}
 	if o.Base == "" {
 		o.Base = "HEAD^"
@@ -221,10 +230,14 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	explicit := len(patterns) > 0
 	if !explicit {
 		from := base
-		if o.AA {
+		if o.AA || o.Single {
 			// Both sides are Head: the packages Head itself touched.
 			if from, err = r.resolve("base", o.Head+"^"); err != nil {
-				return nil, &NoBenchmarksError{fmt.Sprintf("an A/A run of %s, which has no parent to say which packages it touched: name the packages to benchmark with {bench.packages}", o.Head)}
+				what := "an A/A run"
+				if o.Single {
+					what = "a run"
+				}
+				return nil, &NoBenchmarksError{fmt.Sprintf("%s of %s, which has no parent to say which packages it touched: name the packages to benchmark with {bench.packages}", what, o.Head)}
 			}
 		}
 		dirs, err := r.touchedDirs(from, head)
@@ -267,7 +280,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.Plan != nil {
 		info.Looks, info.Margin = o.Plan.Looks, o.Plan.Margin
 	}
-	info.AA = o.AA
+	info.AA, info.Single = o.AA, o.Single
 	if iso, ok := o.Runner.(Isolator); ok {
 		info.Isolation = iso.Isolation()
 	}
@@ -287,7 +300,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		info.Packages = append(info.Packages, p.importPath)
 	}
 
-	prog := newProgress(o.Progress, len(pkgs)*2*o.Count)
+	sides := 2
+	if o.Single {
+		sides = 1
+	}
+	prog := newProgress(o.Progress, len(pkgs)*sides*o.Count)
 	defer prog.done()
 
 	// Build once per side and package. A package that the old side lacks
@@ -296,8 +313,8 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	var bins [2][]string
 	for side := range 2 {
 		bins[side] = make([]string, len(pkgs))
-		if o.AA && side == 0 {
-			continue // the new side's binaries serve both
+		if (o.AA || o.Single) && side == 0 {
+			continue // the new side's binaries serve both, or it runs alone
 		}
 		for i, p := range pkgs {
 			if !goFiles(filepath.Join(modDirs[side], filepath.FromSlash(p.rel))) {

@@ -484,3 +484,31 @@ func TestRunBinCache(t *testing.T) {
 		t.Errorf("cache holds half-written binaries %q", tmps)
 	}
 }
+
+// TestRunSingle runs one commit alone, as track records a history: its
+// benchmarks run Count times, the old side never, and every row is the
+// commit's own.
+func TestRunSingle(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
+	head := r.commit("sum: closed form", "sum/sum.go", sumFastGo)
+	res, err := Run(context.Background(), Options{Dir: r.dir, Count: 3, Benchtime: "1x", Head: head, Single: true, Packages: []string{"./sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Run.Single || res.Head.Commit != head {
+		t.Errorf("run info %+v, head %s: want a single run of %s", res.Run, res.Head.Commit, head)
+	}
+	rows := 0
+	for _, tb := range res.Tables {
+		for _, row := range tb.Rows {
+			rows++
+			if row.Old != nil || row.New == nil || row.New.N != 3 {
+				t.Errorf("%s %s: old %+v new %+v, want the new side alone with 3 runs", tb.Unit, row.Name, row.Old, row.New)
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("no rows")
+	}
+}

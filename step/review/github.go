@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -516,3 +517,33 @@ func gitHubReadHint(f failure) string {
 // DryRun reports whether g's writes only say what they would do
 // (Options.DryRun).
 func (g *GitHub) DryRun() bool { return g.opts.DryRun }
+
+// CommitPullRequests returns the numbers of the pull requests of
+// owner/repo associated with the commit sha (GitHub's "list pull requests
+// associated with a commit": the one it was merged by, or whose head it
+// is), merged ones first, in number order within each. A commit pushed
+// straight to the branch has none.
+func (g *GitHub) CommitPullRequests(ctx context.Context, owner, repo, sha string) ([]int, error) {
+	opt := &github.ListOptions{PerPage: 100}
+	prs, err := listAll(ctx, g, owner, repo, "listing the pull requests of commit "+sha, opt, func(ctx context.Context) ([]*github.PullRequest, *github.Response, error) {
+		return g.client().PullRequests.ListPullRequestsWithCommit(ctx, owner, repo, sha, opt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(prs, func(a, b *github.PullRequest) int {
+		am, bm := a.MergedAt != nil, b.MergedAt != nil
+		switch {
+		case am && !bm:
+			return -1
+		case bm && !am:
+			return 1
+		}
+		return a.GetNumber() - b.GetNumber()
+	})
+	var out []int
+	for _, pr := range prs {
+		out = append(out, pr.GetNumber())
+	}
+	return out, nil
+}

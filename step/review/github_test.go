@@ -376,3 +376,26 @@ func TestGitHubCreateRaced(t *testing.T) {
 		t.Errorf("post = %+v after %v; want updated in 2 attempts, one POST and one PATCH", res, f.Requests())
 	}
 }
+
+// TestCommitPullRequests finds a commit's pull requests by their head or
+// merge commit, the merged one first, across pages; a commit of none has
+// none.
+func TestCommitPullRequests(t *testing.T) {
+	f, auth := newFakeGitHub(t, "gopher/codec")
+	const sha = "5a295b08a2c0c1f0cbd6ef2e8b2f1a1be3f0c1d2"
+	f.SetPullRequest(8, reviewtest.PullRequest{Head: "1111111111111111111111111111111111111111", MergeCommit: sha, State: "closed", Merged: true})
+	f.SetPullRequest(9, reviewtest.PullRequest{Head: sha})
+	f.SetPullRequest(10, reviewtest.PullRequest{Head: sha, State: "closed"})
+	g := newTestGitHub(t, auth, Options{})
+	got, err := g.CommitPullRequests(context.Background(), "gopher", "codec", sha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{8, 9, 10}; !slices.Equal(got, want) {
+		t.Errorf("pull requests of %s: %v, want %v", sha, got, want)
+	}
+	got, err = g.CommitPullRequests(context.Background(), "gopher", "codec", strings.Repeat("0", 40))
+	if err != nil || len(got) != 0 {
+		t.Errorf("pull requests of a commit of none: %v, %v; want none", got, err)
+	}
+}

@@ -96,6 +96,10 @@ type PullRequest struct {
 	Base    string // the branch it is to be merged into; "": master
 	State   string // "open" or "closed"; "": open
 	Merged  bool   // merged, and so closed
+	// MergeCommit is the commit the merge made on Base (a merge, a
+	// squash or the rebased head); with Head, the commits that
+	// GET .../commits/{sha}/pulls finds the pull request by.
+	MergeCommit string
 }
 
 // An issue is an issue, or a pull request, as the fake stores it: GitHub
@@ -135,6 +139,7 @@ func NewGitHub(repo string) *GitHub {
 		{"GET /repos/{owner}/{repo}/issues", g.listIssues},
 		{"GET /repos/{owner}/{repo}/collaborators/{login}/permission", g.permission},
 		{"GET /repos/{owner}/{repo}/pulls/{n}", g.pullRequest},
+		{"GET /repos/{owner}/{repo}/commits/{sha}/pulls", g.commitPulls},
 		{"GET /repos/{owner}/{repo}/issues/{n}/labels", g.listLabels},
 		{"POST /repos/{owner}/{repo}/issues/{n}/labels", g.addLabels},
 		{"DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}", g.removeLabel},
@@ -639,6 +644,28 @@ func (g *GitHub) SetCloneURL(url string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.cloneURL = url
+}
+
+// commitPulls lists the pull requests whose head or merge commit is the
+// path's sha, as GitHub lists a commit's associated pull requests: number,
+// state and merged_at, in number order, paged.
+func (g *GitHub) commitPulls(w http.ResponseWriter, r *http.Request, _ string) {
+	sha := r.PathValue("sha")
+	var list []map[string]any
+	g.mu.Lock()
+	for _, is := range g.issues {
+		if pr := is.pull; pr != nil && sha != "" && (pr.Head == sha || pr.MergeCommit == sha) {
+			v := map[string]any{"number": is.number, "state": pr.State, "merged_at": nil,
+				"html_url": strings.TrimSuffix(g.URL, "/api/v3") + "/" + g.repo + "/pull/" + strconv.Itoa(is.number)}
+			if pr.Merged {
+				v["merged_at"] = is.mergedAt.UTC().Format(time.RFC3339)
+			}
+			list = append(list, v)
+		}
+	}
+	g.mu.Unlock()
+	slices.SortFunc(list, func(a, b map[string]any) int { return a["number"].(int) - b["number"].(int) })
+	page(w, r, list)
 }
 
 // pullRequest answers a pull request as GitHub does: an issue's number is

@@ -1,0 +1,516 @@
+package job
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/step/benchrun"
+	"github.com/patchbot/patchbot/step/bisect"
+	"github.com/patchbot/patchbot/step/changepoint"
+	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/track"
+)
+
+// A TrackRequest asks to record a branch's new commits' benchmarks, find
+// where each benchmark's series changed, bisect each new slowdown to its
+// commit and comment once on that commit's review.
+type TrackRequest struct {
+	Repo   string // the repository (and Go module); "" means "."
+	Branch string // the branch tracked; "" means the one checked out
+	// Name is the track's name in the store; "" is the module's path
+	// and the branch, "example.com/m@main".
+	Name string
+
+	Every int // record one commit in Every; 0 means 1
+	Max   int // at most Max commits recorded in one run; 0 means DefaultTrackMax
+	// Threshold is the smallest change that counts, as a change point
+	// and in the bisection; 0 means bench.threshold.
+	Threshold float64
+	// MaxBisect bounds the bisections of one run; 0 means
+	// DefaultMaxBisect. The rest wait for the next run.
+	MaxBisect int
+
+	// Bench says which benchmarks and how: its Packages default to every
+	// package of the module (./...), its Count to DefaultTrackCount runs
+	// of each commit; the bisections run sequentially (-count auto).
+	Bench BenchSettings
+
+	// GitHub, "OWNER/REPO", comments on the pull request a culprit came
+	// in by; Gerrit, a server's URL, on the change of the culprit's
+	// Change-Id. Neither: the culprit is recorded and said, not
+	// commented.
+	GitHub string
+	Gerrit string
+	DryRun bool
+
+	// Report, when set, receives a line for each thing done, as it is.
+	Report io.Writer
+}
+
+// Track's defaults.
+const (
+	DefaultTrackMax   = 20
+	DefaultTrackCount = 5
+	DefaultMaxBisect  = 3
+)
+
+// A TrackResult is what a run of track did.
+type TrackResult struct {
+	Track    string         `json:"track"`
+	Head     string         `json:"head"`
+	Recorded []track.Commit `json:"recorded"`
+	Left     int            `json:"left"` // commits waiting for later runs
+	// Found are the change points this run found, Bisections what the
+	// run bisected (of them or of earlier runs' left waiting).
+	Found      []*track.Change   `json:"found"`
+	Bisections []*TrackBisection `json:"bisections"`
+}
+
+// A TrackBisection is one bisection of a slowdown, for the changes of one
+// range, and the comment it made.
+type TrackBisection struct {
+	Good, Bad string           `json:"-"`
+	Changes   []*track.Change  `json:"changes"`
+	Result    *bisect.Result   `json:"result,omitempty"`
+	Confirm   *benchrun.Result `json:"-"`
+	// Review is where the comment went ("github:o/r#7", "gerrit:...:12");
+	// "" when the culprit's review was not found (NoReview says why).
+	Review   string             `json:"review,omitempty"`
+	NoReview string             `json:"no_review,omitempty"`
+	Post     *review.PostResult `json:"post,omitempty"`
+}
+
+// tracker is a run of track, with what it measures by and bisects by as
+// functions, so that a test can model them.
+type tracker struct {
+	req     *TrackRequest
+	cfg     *config.Config
+	env     Env
+	store   *track.Store
+	measure func(ctx context.Context, hash string) (*benchrun.Result, error)
+	bisect  func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error)
+	say     func(format string, args ...any)
+}
+
+// Track runs track as req says on store.
+func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *config.Config, env Env) (*TrackResult, error) {
+	env, cfg = env.orDefaults(), orDefault(cfg)
+	b := req.Bench.orDefaults(config.Count{N: DefaultTrackCount}, cfg.Bench.Benchtime)
+	if len(b.Packages) == 0 {
+		b.Packages = []string{"./..."}
+	}
+	o, err := benchOptions(ctx, &b, &cfg.Bench, env)
+	if err != nil {
+		return nil, err
+	}
+	o.Dir, o.Single = req.Repo, true
+	t := &tracker{req: req, cfg: cfg, env: env, store: store,
+		measure: func(ctx context.Context, hash string) (*benchrun.Result, error) {
+			o := o
+			o.Head = hash
+			return benchrun.Run(ctx, o)
+		},
+		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error) {
+			bs := req.Bench
+			bs.Packages, bs.Bench, bs.Count, bs.Auto = pkgs, bench, 0, true
+			return Bisect(ctx, &BisectRequest{Repo: req.Repo, Good: good, Bad: bad, Threshold: t0(req, cfg), Bench: bs}, cfg, env, nil, nil)
+		},
+	}
+	return t.run(ctx)
+}
+
+// t0 is the request's threshold, or the configuration's.
+func t0(req *TrackRequest, cfg *config.Config) float64 {
+	if req.Threshold > 0 {
+		return req.Threshold
+	}
+	return cfg.Bench.Threshold.Fraction()
+}
+
+func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
+	req := t.req
+	t.say = func(format string, args ...any) {
+		if req.Report != nil {
+			fmt.Fprintf(req.Report, format+"\n", args...)
+		}
+	}
+	threshold := t0(req, t.cfg)
+	if !(threshold > 0 && threshold < 1) {
+		return nil, fmt.Errorf("threshold %v: want a change above 0%% and under 100%%, like 5%%", 100*threshold)
+	}
+	branch, name, err := trackName(req)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrackResult{Track: name, Recorded: []track.Commit{}, Found: []*track.Change{}, Bisections: []*TrackBisection{}}
+	last, err := t.store.Last(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	every, maxN := cmpOr(req.Every, 1), cmpOr(req.Max, DefaultTrackMax)
+	plan, err := track.Pending(track.PlanOptions{Dir: req.Repo, Branch: branch, Last: last, Every: every, Max: maxN})
+	if err != nil {
+		return nil, err
+	}
+	res.Head, res.Left = plan.Head, plan.Left
+	switch {
+	case len(plan.Commits) == 0 && last != nil:
+		t.say("%s: nothing new to record since %s (%d commits after it, one in %d recorded)", name, abbrev.Hash(last.Hash), plan.New, every)
+	default:
+		t.say("%s: recording %d commits (one in %d of %d new; %d left for later runs)", name, len(plan.Commits), every, plan.New, plan.Left)
+	}
+
+	// Record, oldest first. A commit whose benchmarks do not build or
+	// run is recorded with its error, so that it is not tried again.
+	for i := range plan.Commits {
+		c := plan.Commits[i]
+		r, err := t.measure(ctx, c.Hash)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		var values []track.Value
+		if err != nil {
+			c.Error = firstLine(err.Error())
+		} else {
+			values = valuesOf(r)
+		}
+		if _, err := t.store.Add(ctx, name, &c, values); err != nil {
+			return res, err
+		}
+		res.Recorded = append(res.Recorded, c)
+		if c.Error != "" {
+			t.say("recorded %s %s: no values: %s", abbrev.Hash(c.Hash), c.Subject, c.Error)
+		} else {
+			t.say("recorded %s %s: %d values", abbrev.Hash(c.Hash), c.Subject, len(values))
+		}
+	}
+
+	// Detect, on the whole history; a change point already recorded is
+	// not new.
+	series, err := t.store.Series(ctx, name)
+	if err != nil {
+		return res, err
+	}
+	now := time.Now().UTC()
+	for _, c := range track.Detect(series, changepoint.Options{MinChange: threshold}) {
+		c.Found = now
+		added, err := t.store.AddChange(ctx, name, c)
+		if err != nil {
+			return res, err
+		}
+		if added {
+			res.Found = append(res.Found, c)
+			t.say("change point: %s %+.1f%% at %s (after %s)", c.Key.Package+" "+c.Key.Name, 100*(c.Ratio()-1), abbrev.Hash(c.Hash), abbrev.Hash(c.Prev))
+		}
+	}
+
+	// Bisect what waits, grouped by range, then comment; both resume
+	// where a run that died left them.
+	changes, err := t.store.Changes(ctx, name)
+	if err != nil {
+		return res, err
+	}
+	groups := groupChanges(changes)
+	bisects := 0
+	for _, g := range groups {
+		state := g.Changes[0].State
+		if state != track.StateFound && state != track.StateBisected {
+			continue
+		}
+		if state == track.StateFound {
+			if bisects == cmpOr(req.MaxBisect, DefaultMaxBisect) {
+				t.say("bisection of %s..%s left for the next run (at most %d a run)", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), cmpOr(req.MaxBisect, DefaultMaxBisect))
+				continue
+			}
+			bisects++
+			if err := t.bisectGroup(ctx, name, g); err != nil {
+				return res, err
+			}
+		} else if err := g.load(); err != nil {
+			return res, err
+		}
+		res.Bisections = append(res.Bisections, g)
+		if g.Changes[0].State == track.StateBisected {
+			if err := t.comment(ctx, name, branch, g); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// trackName returns the branch tracked and the track's name.
+func trackName(req *TrackRequest) (branch, name string, err error) {
+	dir := cmpOr(req.Repo, ".")
+	branch = req.Branch
+	if branch == "" {
+		repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+		if err != nil {
+			return "", "", fmt.Errorf("%s: not a Git repository (%v); run in one, or name one with -repo", dir, err)
+		}
+		ref, err := repo.Head()
+		if err != nil {
+			return "", "", fmt.Errorf("%s: no HEAD: %v", dir, err)
+		}
+		if !ref.Name().IsBranch() {
+			return "", "", fmt.Errorf("%s: HEAD is not on a branch; name the branch to track with -branch", dir)
+		}
+		branch = ref.Name().Short()
+	}
+	if req.Name != "" {
+		return branch, req.Name, nil
+	}
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	var mod struct{ Module struct{ Path string } }
+	if err != nil || json.Unmarshal(out, &mod) != nil || mod.Module.Path == "" {
+		return "", "", fmt.Errorf("%s: no Go module to name the track by (go mod edit: %v); name it with -name", dir, err)
+	}
+	return branch, mod.Module.Path + "@" + branch, nil
+}
+
+// valuesOf returns a single run's values: each row's median.
+func valuesOf(r *benchrun.Result) []track.Value {
+	var out []track.Value
+	for _, tb := range r.Tables {
+		for _, row := range tb.Rows {
+			if row.New == nil {
+				continue
+			}
+			out = append(out, track.Value{Key: track.SeriesKey{Package: tb.Get("pkg"), Name: row.Name, Unit: tb.Unit}, Value: row.New.Center, N: row.New.N})
+		}
+	}
+	return out
+}
+
+// groupChanges returns the slowdowns by range to bisect (Good, Bad), in
+// the order of their commits: one bisection answers them all.
+func groupChanges(changes []*track.Change) []*TrackBisection {
+	var out []*TrackBisection
+	by := map[[2]string]*TrackBisection{}
+	for _, c := range changes {
+		if c.State == track.StateImproved {
+			continue
+		}
+		k := [2]string{c.Good, c.Bad}
+		g := by[k]
+		if g == nil {
+			g = &TrackBisection{Good: c.Good, Bad: c.Bad}
+			by[k] = g
+			out = append(out, g)
+		}
+		g.Changes = append(g.Changes, c)
+	}
+	return out
+}
+
+// stored is what a change keeps of its bisection (track.Change.Bisect):
+// the result and the confirming comparison, which the comment shows.
+type stored struct {
+	Result  *bisect.Result   `json:"result"`
+	Confirm *benchrun.Result `json:"confirm,omitempty"`
+}
+
+// load reads g's bisection back from its first change.
+func (g *TrackBisection) load() error {
+	var s stored
+	if err := json.Unmarshal([]byte(g.Changes[0].Bisect), &s); err != nil {
+		return fmt.Errorf("track: the stored bisection of %s..%s: %v", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), err)
+	}
+	g.Result, g.Confirm = s.Result, s.Confirm
+	return nil
+}
+
+func (t *tracker) bisectGroup(ctx context.Context, name string, g *TrackBisection) error {
+	var pkgs, names []string
+	for _, c := range g.Changes {
+		if !slices.Contains(pkgs, c.Key.Package) {
+			pkgs = append(pkgs, c.Key.Package)
+		}
+		names = append(names, c.Key.Name)
+	}
+	t.say("bisecting %s..%s for %s", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), strings.Join(names, ", "))
+	r, err := t.bisect(ctx, g.Good, g.Bad, pkgs, BenchRegexp(names))
+	if err != nil {
+		return fmt.Errorf("track: bisecting %s..%s: %w", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), err)
+	}
+	g.Result = r
+	s := stored{Result: r}
+	if n := len(r.Steps); n > 0 && r.Steps[n-1].Confirm {
+		s.Confirm = r.Steps[n-1].Result
+		g.Confirm = s.Confirm
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	for _, c := range g.Changes {
+		c.Bisect = string(data)
+		if r.Culprit != nil {
+			c.State, c.Culprit = track.StateBisected, r.Culprit.Hash
+		} else {
+			c.State, c.Reason = track.StateNoCulprit, r.Reason
+		}
+		if err := t.store.UpdateChange(ctx, name, c); err != nil {
+			return err
+		}
+	}
+	if r.Culprit != nil {
+		t.say("culprit: %s %s (%d steps)", abbrev.Hash(r.Culprit.Hash), r.Culprit.Subject, len(r.Steps))
+	} else {
+		t.say("no culprit: %s", r.Reason)
+	}
+	return nil
+}
+
+// BenchRegexp returns the -test.bench regexp that selects the benchmarks
+// with the names (as benchstat shows them, "Sum/big-2") and no others
+// but for a name's prefix: each level of the names is an anchored
+// alternation, and a last element's "-N" (GOMAXPROCS, which go test
+// adds) is optional, since a sub-benchmark may itself end in one.
+func BenchRegexp(names []string) string {
+	var levels [][]string
+	for _, n := range names {
+		parts := strings.Split(n, "/")
+		for i, p := range parts {
+			q := regexp.QuoteMeta(p)
+			if i == len(parts)-1 {
+				if m := procsRE.FindStringIndex(p); m != nil {
+					q = regexp.QuoteMeta(p[:m[0]]) + "(" + regexp.QuoteMeta(p[m[0]:]) + ")?"
+				}
+			}
+			if i == len(levels) {
+				levels = append(levels, nil)
+			}
+			if !slices.Contains(levels[i], q) {
+				levels[i] = append(levels[i], q)
+			}
+		}
+	}
+	var out []string
+	for _, l := range levels {
+		out = append(out, "^("+strings.Join(l, "|")+")$")
+	}
+	return strings.Join(out, "/")
+}
+
+var procsRE = regexp.MustCompile(`-[0-9]+$`)
+
+// firstLine returns s's first line.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// cmpOr returns v, or def when v is zero.
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// changeIDRE finds a commit message's Change-Id trailer.
+var changeIDRE = regexp.MustCompile(`(?m)^Change-Id: (I[0-9a-f]{40})\s*$`)
+
+// comment posts g's culprit's comment, once: on the pull request it came
+// by (req.GitHub) or its Gerrit change (req.Gerrit), found from the
+// commit.
+func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBisection) error {
+	req := t.req
+	culprit := g.Result.Culprit.Hash
+	kind := "regression-" + culprit[:12]
+	clients := t.env.clients(t.cfg, req.DryRun)
+	var err error
+	switch {
+	case req.GitHub != "":
+		owner, repo, _ := strings.Cut(req.GitHub, "/")
+		gh, cerr := clients.GitHub()
+		if cerr != nil {
+			return cerr
+		}
+		var prs []int
+		if prs, err = gh.CommitPullRequests(ctx, owner, repo, culprit); err != nil {
+			return err
+		}
+		if len(prs) == 0 {
+			g.NoReview = fmt.Sprintf("no pull request of %s has %s", req.GitHub, abbrev.Hash(culprit))
+			break
+		}
+		pr := review.PullRequest{Owner: owner, Repo: repo, Number: prs[0]}
+		g.Review = review.GitHubTarget(pr).String()
+		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, branch, g, true)})
+	case req.Gerrit != "":
+		id, ierr := changeIDOf(req.Repo, culprit)
+		if ierr != nil {
+			return ierr
+		}
+		if id == "" {
+			g.NoReview = fmt.Sprintf("%s has no Change-Id trailer", abbrev.Hash(culprit))
+			break
+		}
+		gc, cerr := clients.Gerrit(req.Gerrit)
+		if cerr != nil {
+			return cerr
+		}
+		g.Review = "gerrit:" + req.Gerrit + ":" + id
+		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, branch, g, false)}, Once: true})
+	default:
+		g.NoReview = "no review server to comment on (-github or -gerrit)"
+	}
+	if err != nil {
+		return fmt.Errorf("track: commenting on the culprit %s: %w", abbrev.Hash(culprit), err)
+	}
+	if req.DryRun {
+		t.say("dry run: would comment on %s", cmpOr(g.Review, "nothing: "+g.NoReview))
+		return nil
+	}
+	for _, c := range g.Changes {
+		if g.Post != nil {
+			c.State, c.Comment = track.StateCommented, g.Post.URL
+		} else {
+			c.State, c.Reason = track.StateNoReview, g.NoReview
+		}
+		if err := t.store.UpdateChange(ctx, name, c); err != nil {
+			return err
+		}
+	}
+	if g.Post != nil {
+		t.say("commented on %s: %s (%s)", g.Review, g.Post.URL, g.Post.Action)
+	} else {
+		t.say("not commented: %s", g.NoReview)
+	}
+	return nil
+}
+
+// changeIDOf returns the Change-Id trailer of the commit, "" when it has
+// none.
+func changeIDOf(dir, hash string) (string, error) {
+	repo, err := git.PlainOpenWithOptions(cmpOr(dir, "."), &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", err
+	}
+	c, err := repo.CommitObject(plumbing.NewHash(hash))
+	if err != nil {
+		return "", fmt.Errorf("track: the culprit %s: %v", abbrev.Hash(hash), err)
+	}
+	m := changeIDRE.FindAllStringSubmatch(c.Message, -1)
+	if len(m) == 0 {
+		return "", nil
+	}
+	return m[len(m)-1][1], nil
+}

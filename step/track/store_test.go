@@ -1,0 +1,167 @@
+package track
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
+
+	"github.com/patchbot/patchbot/internal/pgtest"
+)
+
+// engines opens a new, empty database of each engine: a SQLite file, and
+// a database of its own on the test PostgreSQL (internal/pgtest; without
+// it the PostgreSQL case skips, or fails under scripts/test).
+var engines = []struct {
+	name string
+	open func(t *testing.T) *sql.DB
+}{
+	{"sqlite", func(t *testing.T) *sql.DB {
+		// The queue's settings (bot/queue's sqliteDSN).
+		db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "q.db")+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate")
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetMaxOpenConns(1)
+		t.Cleanup(func() { db.Close() })
+		return db
+	}},
+	{"postgres", func(t *testing.T) *sql.DB {
+		db, err := sql.Open("pgx", pgtest.NewDB(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}},
+}
+
+var _ = stdlib.GetDefaultDriver // registers "pgx" with database/sql
+
+func TestStore(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := e.open(t)
+			s, err := Open(ctx, db, e.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Open again: the schema is current, nothing to do.
+			if _, err := Open(ctx, db, e.name); err != nil {
+				t.Fatalf("second Open: %v", err)
+			}
+			const tr = "example.com/m@main"
+			if c, err := s.Last(ctx, tr); err != nil || c != nil {
+				t.Fatalf("Last of an empty track: %+v, %v", c, err)
+			}
+			key := SeriesKey{"example.com/m", "Sum-2", "sec/op"}
+			when := time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
+			for i, h := range []string{"aa", "bb", "cc"} {
+				c := &Commit{Hash: h, Subject: "commit " + h, Time: when.Add(time.Duration(i) * time.Hour)}
+				var values []Value
+				if h == "bb" {
+					c.Error = "does not build"
+				} else {
+					values = []Value{{Key: key, Value: float64(i + 1), N: 5}, {Key: SeriesKey{"example.com/m", "Sum-2", "B/op"}, Value: 8, N: 5}}
+				}
+				added, err := s.Add(ctx, tr, c, values)
+				if err != nil || !added || c.Seq != int64(i+1) {
+					t.Fatalf("Add %s: %v, %v, seq %d", h, added, err, c.Seq)
+				}
+			}
+			if added, err := s.Add(ctx, tr, &Commit{Hash: "cc", Time: when}, []Value{{Key: key, Value: 9, N: 1}}); err != nil || added {
+				t.Errorf("Add of a recorded commit: %v, %v; want false, the first kept", added, err)
+			}
+			last, err := s.Last(ctx, tr)
+			if err != nil || last.Hash != "cc" || last.Seq != 3 || !last.Time.Equal(when.Add(2*time.Hour)) {
+				t.Errorf("Last: %+v, %v", last, err)
+			}
+			cs, err := s.Commits(ctx, tr)
+			if err != nil || len(cs) != 3 || cs[1].Error != "does not build" {
+				t.Errorf("Commits: %+v, %v", cs, err)
+			}
+			series, err := s.Series(ctx, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(series) != 2 || series[0].Key.Unit != "B/op" || fmt.Sprint(series[1].Hashes, series[1].Points) != "[aa cc] [1 3]" {
+				t.Errorf("Series: %+v", series)
+			}
+			ch := &Change{Key: key, Hash: "cc", Prev: "aa", Good: "aa", Bad: "cc", Before: 1, After: 3, P: 1e-4, Found: when, State: StateFound}
+			if added, err := s.AddChange(ctx, tr, ch); err != nil || !added {
+				t.Fatalf("AddChange: %v, %v", added, err)
+			}
+			if added, err := s.AddChange(ctx, tr, ch); err != nil || added {
+				t.Errorf("AddChange again: %v, %v; want false", added, err)
+			}
+			ch.State, ch.Culprit, ch.Bisect, ch.Comment = StateCommented, "cc", `{"result":{}}`, "https://example.com/c/1"
+			if err := s.UpdateChange(ctx, tr, ch); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Changes(ctx, tr)
+			if err != nil || len(got) != 1 {
+				t.Fatalf("Changes: %+v, %v", got, err)
+			}
+			if g := got[0]; g.State != StateCommented || g.Comment != ch.Comment || g.Bisect != ch.Bisect || g.Good != "aa" || g.Ratio() != 3 || !g.Found.Equal(when) {
+				t.Errorf("Changes: %+v", g)
+			}
+			if ts, err := s.Tracks(ctx); err != nil || len(ts) != 1 || ts[0] != tr {
+				t.Errorf("Tracks: %v, %v", ts, err)
+			}
+		})
+	}
+}
+
+// TestOpenTogether opens one fresh database from several connections at
+// once, as replicas starting together do: one migrates, the others find
+// the schema current.
+func TestOpenTogether(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.open(t)
+			var wg sync.WaitGroup
+			errs := make(chan error, 4)
+			for range 4 {
+				wg.Go(func() {
+					_, err := Open(context.Background(), db, e.name)
+					errs <- err
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// TestNewerSchema: a database migrated by a newer patchbot is refused,
+// and saying so, not read.
+func TestNewerSchema(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.open(t)
+			if _, err := Open(context.Background(), db, e.name); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("UPDATE patchbot_track_schema SET version = $1", Version()+1); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(context.Background(), db, e.name)
+			if !errors.Is(err, ErrNewerSchema) {
+				t.Errorf("Open of a newer schema: %v, want ErrNewerSchema", err)
+			}
+		})
+	}
+}
