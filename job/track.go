@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -99,7 +100,9 @@ type tracker struct {
 	cfg     *config.Config
 	env     Env
 	store   *track.Store
-	measure func(ctx context.Context, hash string) (*benchrun.Result, error)
+	// measure runs the benchmarks of hash interleaved with those of
+	// ref, the track's reference commit, or alone when ref is "".
+	measure func(ctx context.Context, ref, hash string) (*benchrun.Result, error)
 	bisect  func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error)
 	say     func(format string, args ...any)
 }
@@ -115,11 +118,18 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 	if err != nil {
 		return nil, err
 	}
-	o.Dir, o.Single = req.Repo, true
+	// The reference's test binaries are built once a run, and again
+	// by the next, with its toolchain: a new Go changes both sides.
+	cache, err := os.MkdirTemp("", "patchbot-track-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(cache)
+	o.Dir, o.BinCache = req.Repo, cache
 	t := &tracker{req: req, cfg: cfg, env: env, store: store,
-		measure: func(ctx context.Context, hash string) (*benchrun.Result, error) {
+		measure: func(ctx context.Context, ref, hash string) (*benchrun.Result, error) {
 			o := o
-			o.Head = hash
+			o.Base, o.Head, o.Single = ref, hash, ref == ""
 			return benchrun.Run(ctx, o)
 		},
 		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error) {
@@ -167,16 +177,22 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 	res.Head, res.Left = plan.Head, plan.Left
 	switch {
 	case len(plan.Commits) == 0 && last != nil:
-		t.say("%s: nothing new to record since %s (%d commits after it, one in %d recorded)", name, abbrev.Hash(last.Hash), plan.New, every)
+		t.say("%s: nothing new to record since %s", name, abbrev.Hash(last.Hash))
 	default:
 		t.say("%s: recording %d commits (one in %d of %d new; %d left for later runs)", name, len(plan.Commits), every, plan.New, plan.Left)
 	}
 
-	// Record, oldest first. A commit whose benchmarks do not build or
-	// run is recorded with its error, so that it is not tried again.
+	// Record, oldest first, each commit interleaved with the track's
+	// first (its reference), whose values are read once. A commit whose
+	// benchmarks do not build or run is recorded with its error, so that
+	// it is not tried again.
+	ref, refValues, err := t.reference(ctx, name)
+	if err != nil {
+		return res, err
+	}
 	for i := range plan.Commits {
 		c := plan.Commits[i]
-		r, err := t.measure(ctx, c.Hash)
+		r, err := t.measure(ctx, ref, c.Hash)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -184,12 +200,19 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		if err != nil {
 			c.Error = firstLine(err.Error())
 		} else {
-			values = valuesOf(r)
+			values = valuesOf(r, refValues)
 		}
 		if _, err := t.store.Add(ctx, name, &c, values); err != nil {
 			return res, err
 		}
 		res.Recorded = append(res.Recorded, c)
+		if ref == "" && c.Error == "" {
+			// The first commit with values is the reference.
+			ref, refValues = c.Hash, map[track.SeriesKey]float64{}
+			for _, v := range values {
+				refValues[v.Key] = v.Value
+			}
+		}
 		if c.Error != "" {
 			t.say("recorded %s %s: no values: %s", abbrev.Hash(c.Hash), c.Subject, c.Error)
 		} else {
@@ -282,15 +305,47 @@ func trackName(req *TrackRequest) (branch, name string, err error) {
 	return branch, mod.Module.Path + "@" + branch, nil
 }
 
-// valuesOf returns a single run's values: each row's median.
-func valuesOf(r *benchrun.Result) []track.Value {
+// reference returns the track's reference commit, its first recorded
+// with values, and those values; "" when there is none yet.
+func (t *tracker) reference(ctx context.Context, name string) (string, map[track.SeriesKey]float64, error) {
+	h, err := ReadHistory(ctx, t.store, name)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, c := range h.Commits {
+		if c.Error != "" {
+			continue
+		}
+		values := map[track.SeriesKey]float64{}
+		for _, s := range h.Series {
+			if len(s.Hashes) > 0 && s.Hashes[0] == c.Hash {
+				values[s.Key] = s.Points[0]
+			}
+		}
+		return c.Hash, values, nil
+	}
+	return "", nil, nil
+}
+
+// valuesOf returns a run's values. A benchmark run beside the
+// reference's is the ratio of its median to the reference's, times the
+// reference's recorded value: the machine's speed, which drifts over
+// minutes on a shared one (by half, on the machine this was written on),
+// is the same for both sides of an interleaved run and cancels. One the
+// reference lacks (a new benchmark), or a run alone, is its median.
+func valuesOf(r *benchrun.Result, ref map[track.SeriesKey]float64) []track.Value {
 	var out []track.Value
 	for _, tb := range r.Tables {
 		for _, row := range tb.Rows {
 			if row.New == nil {
 				continue
 			}
-			out = append(out, track.Value{Key: track.SeriesKey{Package: tb.Get("pkg"), Name: row.Name, Unit: tb.Unit}, Value: row.New.Center, N: row.New.N})
+			k := track.SeriesKey{Package: tb.Get("pkg"), Name: row.Name, Unit: tb.Unit}
+			v := track.Value{Key: k, Value: row.New.Center, N: row.New.N}
+			if base, ok := ref[k]; ok && row.Old != nil && row.Old.Center != 0 {
+				v.Value = row.New.Center / row.Old.Center * base
+			}
+			out = append(out, v)
 		}
 	}
 	return out
@@ -377,15 +432,21 @@ func (t *tracker) bisectGroup(ctx context.Context, name string, g *TrackBisectio
 }
 
 // BenchRegexp returns the -test.bench regexp that selects the benchmarks
-// with the names (as benchstat shows them, "Sum/big-2") and no others
-// but for a name's prefix: each level of the names is an anchored
-// alternation, and a last element's "-N" (GOMAXPROCS, which go test
-// adds) is optional, since a sub-benchmark may itself end in one.
+// with the names (as benchstat shows them, "Sum/big-2"): each level of the
+// names is an anchored alternation, the first with the functions'
+// "Benchmark" (go test matches the top level against the function's
+// name), and a last element's "-N" (GOMAXPROCS, which go test adds) is
+// optional, since a sub-benchmark may itself end in one. With several
+// names it may select more (Sum/small with Sum/big and Mul/small), never
+// fewer.
 func BenchRegexp(names []string) string {
 	var levels [][]string
 	for _, n := range names {
 		parts := strings.Split(n, "/")
 		for i, p := range parts {
+			if i == 0 {
+				p = "Benchmark" + p
+			}
 			q := regexp.QuoteMeta(p)
 			if i == len(parts)-1 {
 				if m := procsRE.FindStringIndex(p); m != nil {
@@ -470,7 +531,9 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		g.Review = "gerrit:" + req.Gerrit + ":" + id
 		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, branch, g, false)}, Once: true})
 	default:
-		g.NoReview = "no review server to comment on (-github or -gerrit)"
+		// Kept bisected: a later run given a server comments.
+		t.say("not commented: no review server to comment on (-github or -gerrit)")
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("track: commenting on the culprit %s: %w", abbrev.Hash(culprit), err)
@@ -513,4 +576,51 @@ func changeIDOf(dir, hash string) (string, error) {
 		return "", nil
 	}
 	return m[len(m)-1][1], nil
+}
+
+// A History is what a store holds of one track: the commits recorded,
+// oldest first, each benchmark's series, and the change points with
+// what became of them.
+type History struct {
+	Track   string          `json:"track"`
+	Commits []track.Commit  `json:"commits"`
+	Series  []*track.Series `json:"series"`
+	Changes []*track.Change `json:"changes"`
+}
+
+// TrackHistory reads the history of req's track (its Name, or the one
+// Track would give it) from store.
+func TrackHistory(ctx context.Context, req *TrackRequest, store *track.Store) (*History, error) {
+	_, name, err := trackName(req)
+	if err != nil {
+		return nil, err
+	}
+	return ReadHistory(ctx, store, name)
+}
+
+// ReadHistory reads the history of the track called name from store.
+func ReadHistory(ctx context.Context, store *track.Store, name string) (*History, error) {
+	h := &History{Track: name}
+	var err error
+	if h.Commits, err = store.Commits(ctx, name); err != nil {
+		return nil, err
+	}
+	if h.Series, err = store.Series(ctx, name); err != nil {
+		return nil, err
+	}
+	if h.Changes, err = store.Changes(ctx, name); err != nil {
+		return nil, err
+	}
+	h.Commits = cmpOrSlice(h.Commits)
+	h.Series = cmpOrSlice(h.Series)
+	h.Changes = cmpOrSlice(h.Changes)
+	return h, nil
+}
+
+// cmpOrSlice returns s, or an empty slice for nil: [] in JSON, not null.
+func cmpOrSlice[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

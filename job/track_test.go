@@ -2,13 +2,16 @@ package job
 
 import (
 	"context"
+	crand "crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +19,10 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
+	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 	"github.com/patchbot/patchbot/step/track"
 )
@@ -70,10 +75,15 @@ func newTrackModel(hashes []string, time func(int) float64) *trackModel {
 	return m
 }
 
-func (m *trackModel) measure(_ context.Context, hash string) (*benchrun.Result, error) {
+// measure models an interleaved run of ref and hash (or of hash alone):
+// each side's median off by the noise, independently.
+func (m *trackModel) measure(_ context.Context, ref, hash string) (*benchrun.Result, error) {
 	m.measured++
 	v := m.time(m.index[hash]) * (1 + m.noise*m.rng.NormFloat64())
 	row := &benchrun.Row{Name: "Work-2", New: &benchrun.Summary{Center: v, N: 5}}
+	if ref != "" {
+		row.Old = &benchrun.Summary{Center: m.time(m.index[ref]) * (1 + m.noise*m.rng.NormFloat64()), N: 5}
+	}
 	tb := &benchrun.Table{Unit: "sec/op", Rows: []*benchrun.Row{row}}
 	tb.Config = append(tb.Config, benchrun.ConfigValue{Key: "pkg", Value: "example.com/work"})
 	return &benchrun.Result{Tables: []*benchrun.Table{tb}}, nil
@@ -347,5 +357,93 @@ func TestTrackResume(t *testing.T) {
 	}
 	if _, err := run(); err != nil || len(gh.Comments()) != 1 {
 		t.Errorf("third run: %v, %d comments; want still one", err, len(gh.Comments()))
+	}
+}
+
+func TestBenchRegexp(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"Work-2"}, `^(BenchmarkWork(-2)?)$`},
+		{[]string{"Work"}, `^(BenchmarkWork)$`},
+		{[]string{"Sum/big-2", "Sum/small-2"}, `^(BenchmarkSum)$/^(big(-2)?|small(-2)?)$`},
+		{[]string{"Sum/size-64", "Mul-2"}, `^(BenchmarkSum|BenchmarkMul(-2)?)$/^(size(-64)?)$`},
+		{[]string{"A.b*c-2"}, `^(BenchmarkA\.b\*c(-2)?)$`},
+	} {
+		if got := BenchRegexp(c.names); got != c.want {
+			t.Errorf("BenchRegexp(%q) = %s, want %s", c.names, got, c.want)
+		}
+	}
+}
+
+// TestTrackGerrit comments on the real Gerrit: a history of 12 commits
+// after the project's master, each with a Change-Id, the first 6 pushed
+// for review; the slowdown at the 6th is bisected to it and its change
+// gets one message, tagged, whatever the runs after.
+func TestTrackGerrit(t *testing.T) {
+	gs := gerrittest.Get(t)
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+			"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+			"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "master")
+	git("-c", gs.GitAuth(), "fetch", "-q", gs.URL+"/a/"+gs.Project, "master")
+	git("reset", "-q", "--hard", "FETCH_HEAD")
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/work\n"), 0o644)
+	hashes := []string{git("rev-parse", "HEAD")}
+	ids := []string{""}
+	for i := 1; i <= 12; i++ {
+		b := make([]byte, 20)
+		crand.Read(b)
+		id := "I" + hex.EncodeToString(b)
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("track%02d.txt", i)), []byte(hex.EncodeToString(b)), 0o644)
+		git("add", "-A")
+		git("commit", "-q", "-m", fmt.Sprintf("track: step %d\n\nChange-Id: %s", i, id))
+		hashes, ids = append(hashes, git("rev-parse", "HEAD")), append(ids, id)
+	}
+	git("-c", gs.GitAuth(), "push", "-q", gs.URL+"/a/"+gs.Project, hashes[6]+":refs/for/master")
+
+	m := newTrackModel(hashes, func(i int) float64 {
+		if i >= 6 {
+			return 1.5e-6
+		}
+		return 1e-6
+	})
+	store := openTestStore(t)
+	env := Env{Getenv: func(k string) string {
+		return map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password, "HOME": t.TempDir()}[k]
+	}}
+	for run := range 2 {
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		res, err := tr.run(context.Background())
+		if err != nil {
+			t.Fatalf("run %d: %v", run+1, err)
+		}
+		if run == 0 && (len(res.Bisections) != 1 || res.Bisections[0].Post == nil || res.Bisections[0].Post.Action != review.Posted) {
+			t.Fatalf("first run: %+v, want one bisection, posted", res.Bisections)
+		}
+	}
+	changes := gs.Changes(t, "change:"+ids[6])
+	if len(changes) != 1 {
+		t.Fatalf("%d changes of %s, want 1", len(changes), ids[6])
+	}
+	var posted []string
+	for _, msg := range gs.Messages(t, strconv.Itoa(changes[0].Number)) {
+		if strings.HasPrefix(msg.Tag, review.Tag("regression-")) {
+			posted = append(posted, msg.Message)
+		}
+	}
+	if len(posted) != 1 || !strings.Contains(posted[0], "This commit made benchmarks slower: "+hashes[6][:12]) || !strings.Contains(posted[0], "/work Work-2: +") {
+		t.Errorf("change %d has %d regression messages, want one naming the culprit:\n%s", changes[0].Number, len(posted), strings.Join(posted, "\n---\n"))
 	}
 }

@@ -23,6 +23,7 @@ func TestExitCodes(t *testing.T) {
 		"freeze":     {{"-config", missing("nosuch.yaml")}, {"-at", "2014-11-31"}},
 		"bench":      {{"-old", missing("old.txt"), "-new", missing("new.txt")}, {"a", "b", "c"}},
 		"bisect":     {{"HEAD"}, {"-repo", missing("norepo"), "HEAD~1", "HEAD"}, {"-threshold", "0%", "a", "b"}},
+		"track":      {{"extra"}, {"-every", "0"}, {"-github", "gopher"}, {"-db", "q.db"}},
 		"post":       {{"-github", "gopher/codec#7", missing("result.json")}, {"-github", "gopher/codec#7"}},
 		"serve":      {{"-config", missing("nosuch.yaml")}},
 		"sweep":      {{"-config", missing("nosuch.yaml")}, {"-only", "nosuch"}},

@@ -55,6 +55,7 @@ func init() {
 		cmdFreeze,
 		cmdBench,
 		cmdBisect,
+		cmdTrack,
 		cmdPost,
 		cmdServe,
 		cmdSweep,

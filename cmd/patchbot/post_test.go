@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,7 +92,9 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 // open, for the rest of the script and points GITHUB_API_URL and
 // GITHUB_TOKEN at it. 'fakegithub
 // comments N' checks that it holds N comments; 'fakegithub body FILE'
-// writes the last one's body to FILE.
+// writes the last one's body to FILE; 'fakegithub merged REV' makes
+// each first-parent commit of REV in $WORK's repository the merge of a
+// pull request, the i-th (from 0) of #100+i.
 func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 2 && args[0] == "comments" {
 		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
@@ -113,8 +116,24 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(cs[len(cs)-1].Body), 0o666))
 		return
 	}
+	if len(args) == 2 && args[0] == "merged" && !neg {
+		// Each first-parent commit of the repository in $WORK came by
+		// a merged pull request: the i-th, from 0, by #100+i.
+		f := ts.Value(fakeGitHubKey{}).(*fakeGitHubHolder).f
+		if f == nil {
+			ts.Fatalf("fakegithub merged: no fake GitHub started")
+		}
+		cmd := exec.Command("git", "rev-list", "--first-parent", "--reverse", args[1])
+		cmd.Dir = ts.Getenv("WORK")
+		out, err := cmd.Output()
+		ts.Check(err)
+		for i, h := range strings.Fields(string(out)) {
+			f.SetPullRequest(100+i, reviewtest.PullRequest{Head: fmt.Sprintf("%040x", 100+i), MergeCommit: h, State: "closed", Merged: true})
+		}
+		return
+	}
 	if neg || len(args) != 0 {
-		ts.Fatalf("usage: fakegithub [comments N | body FILE]")
+		ts.Fatalf("usage: fakegithub [comments N | body FILE | merged REV]")
 	}
 	f := reviewtest.NewGitHub("gopher/codec")
 	ts.Defer(f.Close)

@@ -58,8 +58,11 @@ func TestScriptsAlone(t *testing.T) {
 				Files:               []string{file},
 				UpdateScripts:       os.Getenv("PATCHBOT_UPDATE_SCRIPTS") != "",
 				RequireExplicitExec: true,
-				Setup:               scriptSetup,
-				Cmds:                scriptCmds(nil),
+				Setup: func(env *testscript.Env) error {
+					env.Values[fakeGitHubKey{}] = new(fakeGitHubHolder)
+					return scriptSetup(env)
+				},
+				Cmds: scriptCmds(map[string]func(*testscript.TestScript, bool, []string){"fakegithub": cmdFakeGitHub}),
 			}
 			if d, ok := t.Deadline(); ok {
 				p.Deadline = d
