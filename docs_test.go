@@ -286,7 +286,7 @@ func runsBenchmarks(cmd string) bool {
 		return true
 	}
 	args := patchbotArgs(cmd)
-	return len(args) > 0 && (args[0] == "run" || args[0] == "bisect" || args[0] == "bench" && !slices.Contains(args, "-old"))
+	return len(args) > 0 && (args[0] == "run" || args[0] == "bisect" || args[0] == "track" || args[0] == "bench" && !slices.Contains(args, "-old"))
 }
 
 // The parts of a benchmark run's output that change from run to run, on

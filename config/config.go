@@ -25,6 +25,7 @@ type Config struct {
 	Run    Run    `yaml:"run" json:"run"`
 	Serve  Serve  `yaml:"serve" json:"serve"`
 	Sweep  Sweep  `yaml:"sweep" json:"sweep"`
+	Track  Track  `yaml:"track" json:"track"`
 }
 
 // An Error is a problem with a configuration file, located by line and key.

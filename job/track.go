@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"regexp"
@@ -28,37 +29,56 @@ import (
 // where each benchmark's series changed, bisect each new slowdown to its
 // commit and comment once on that commit's review.
 type TrackRequest struct {
-	Repo   string // the repository (and Go module); "" means "."
-	Branch string // the branch tracked; "" means the one checked out
+	Repo   string `json:"repo,omitempty"`   // the repository (and Go module); "" means "."
+	Branch string `json:"branch,omitempty"` // the branch tracked; "" means the one checked out
 	// Name is the track's name in the store; "" is the module's path
 	// and the branch, "example.com/m@main".
-	Name string
+	Name string `json:"name,omitempty"`
 
-	Every int // record one commit in Every; 0 means 1
-	Max   int // at most Max commits recorded in one run; 0 means DefaultTrackMax
+	Every int `json:"every,omitempty"` // record one commit in Every; 0 means 1
+	Max   int `json:"max,omitempty"`   // at most Max commits recorded in one run; 0 means DefaultTrackMax
 	// Threshold is the smallest change that counts, as a change point
 	// and in the bisection; 0 means bench.threshold.
-	Threshold float64
+	Threshold float64 `json:"threshold,omitempty"`
 	// MaxBisect bounds the bisections of one run; 0 means
 	// DefaultMaxBisect. The rest wait for the next run.
-	MaxBisect int
+	MaxBisect int `json:"max_bisect,omitempty"`
 
 	// Bench says which benchmarks and how: its Packages default to every
 	// package of the module (./...), its Count to DefaultTrackCount runs
 	// of each commit; the bisections run sequentially (-count auto).
-	Bench BenchSettings
+	Bench BenchSettings `json:"bench"`
 
 	// GitHub, "OWNER/REPO", comments on the pull request a culprit came
 	// in by; Gerrit, a server's URL, on the change of the culprit's
 	// Change-Id. Neither: the culprit is recorded and said, not
 	// commented.
-	GitHub string
-	Gerrit string
-	DryRun bool
+	GitHub string `json:"github,omitempty"`
+	Gerrit string `json:"gerrit,omitempty"`
+	DryRun bool   `json:"dry_run,omitempty"`
+
+	// Range, when set, makes the run bisect the slowdowns of that range
+	// (a change's Good and Bad) and comment on their culprit, and nothing
+	// else: serve's bisection jobs, which a run with Queue queued.
+	Range *Range `json:"range,omitempty"`
+
+	// Queue, when set, is given the range of each slowdown to bisect
+	// instead of bisecting it in this run: serve's workers take it as a
+	// job of its own (bot/work). A range already bisected whose comment
+	// is not posted is given again, for its job to comment.
+	Queue func(ctx context.Context, r Range) error `json:"-"`
 
 	// Report, when set, receives a line for each thing done, as it is.
-	Report io.Writer
+	Report io.Writer `json:"-"`
 }
+
+// A Range is the commits a bisection searches: after Good, up to Bad.
+type Range struct {
+	Good string `json:"good"`
+	Bad  string `json:"bad"`
+}
+
+func (r Range) String() string { return abbrev.Hash(r.Good) + ".." + abbrev.Hash(r.Bad) }
 
 // Track's defaults.
 const (
@@ -96,14 +116,14 @@ type TrackBisection struct {
 // tracker is a run of track, with what it measures by and bisects by as
 // functions, so that a test can model them.
 type tracker struct {
-	req     *TrackRequest
-	cfg     *config.Config
-	env     Env
-	store   *track.Store
+	req   *TrackRequest
+	cfg   *config.Config
+	env   Env
+	store *track.Store
 	// measure runs the benchmarks of hash interleaved with those of
 	// ref, the track's reference commit, or alone when ref is "".
 	measure func(ctx context.Context, ref, hash string) (*benchrun.Result, error)
-	bisect  func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error)
+	bisect  func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error)
 	say     func(format string, args ...any)
 }
 
@@ -132,10 +152,10 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 			o.Base, o.Head, o.Single = ref, hash, ref == ""
 			return benchrun.Run(ctx, o)
 		},
-		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error) {
+		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error) {
 			bs := req.Bench
 			bs.Packages, bs.Bench, bs.Count, bs.Auto = pkgs, bench, 0, true
-			return Bisect(ctx, &BisectRequest{Repo: req.Repo, Good: good, Bad: bad, Threshold: t0(req, cfg), Bench: bs}, cfg, env, nil, nil)
+			return Bisect(ctx, &BisectRequest{Repo: req.Repo, Good: good, Bad: bad, Threshold: threshold, Bench: bs}, cfg, env, nil, nil)
 		},
 	}
 	return t.run(ctx)
@@ -165,14 +185,67 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		return nil, err
 	}
 	res := &TrackResult{Track: name, Recorded: []track.Commit{}, Found: []*track.Change{}, Bisections: []*TrackBisection{}}
+	if req.Range == nil {
+		if err := t.record(ctx, name, branch, threshold, res); err != nil {
+			return res, err
+		}
+	}
+
+	// Bisect what waits, grouped by range, then comment; both resume
+	// where a run that died left them.
+	changes, err := t.store.Changes(ctx, name)
+	if err != nil {
+		return res, err
+	}
+	bisects := 0
+	for _, g := range groupChanges(changes) {
+		state := g.Changes[0].State
+		rg := Range{g.Good, g.Bad}
+		switch {
+		case state != track.StateFound && state != track.StateBisected:
+			continue
+		case req.Range != nil && *req.Range != rg:
+			continue
+		case req.Range == nil && req.Queue != nil:
+			if err := req.Queue(ctx, rg); err != nil {
+				return res, fmt.Errorf("track: queueing the bisection of %s: %w", rg, err)
+			}
+			t.say("queued the bisection of %s", rg)
+			continue
+		}
+		if state == track.StateFound {
+			if bisects == cmpOr(req.MaxBisect, DefaultMaxBisect) {
+				t.say("bisection of %s left for the next run (at most %d a run)", rg, cmpOr(req.MaxBisect, DefaultMaxBisect))
+				continue
+			}
+			bisects++
+			if err := t.bisectGroup(ctx, name, g); err != nil {
+				return res, err
+			}
+		} else if err := g.load(); err != nil {
+			return res, err
+		}
+		res.Bisections = append(res.Bisections, g)
+		if g.Changes[0].State == track.StateBisected {
+			if err := t.comment(ctx, name, branch, g); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// record records the track's new commits and finds its new change points.
+func (t *tracker) record(ctx context.Context, name, branch string, threshold float64, res *TrackResult) error {
+	req := t.req
 	last, err := t.store.Last(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	every, maxN := cmpOr(req.Every, 1), cmpOr(req.Max, DefaultTrackMax)
 	plan, err := track.Pending(track.PlanOptions{Dir: req.Repo, Branch: branch, Last: last, Every: every, Max: maxN})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res.Head, res.Left = plan.Head, plan.Left
 	switch {
@@ -188,13 +261,13 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 	// it is not tried again.
 	ref, refValues, err := t.reference(ctx, name)
 	if err != nil {
-		return res, err
+		return err
 	}
 	for i := range plan.Commits {
 		c := plan.Commits[i]
 		r, err := t.measure(ctx, ref, c.Hash)
 		if ctx.Err() != nil {
-			return res, ctx.Err()
+			return ctx.Err()
 		}
 		var values []track.Value
 		if err != nil {
@@ -203,7 +276,7 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 			values = valuesOf(r, refValues)
 		}
 		if _, err := t.store.Add(ctx, name, &c, values); err != nil {
-			return res, err
+			return err
 		}
 		res.Recorded = append(res.Recorded, c)
 		if ref == "" && c.Error == "" {
@@ -224,54 +297,21 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 	// not new.
 	series, err := t.store.Series(ctx, name)
 	if err != nil {
-		return res, err
+		return err
 	}
 	now := time.Now().UTC()
-	for _, c := range track.Detect(series, changepoint.Options{MinChange: threshold}) {
+	for _, c := range track.Detect(series, changepoint.Options{MinChange: threshold, Log: true}) {
 		c.Found = now
 		added, err := t.store.AddChange(ctx, name, c)
 		if err != nil {
-			return res, err
+			return err
 		}
 		if added {
 			res.Found = append(res.Found, c)
 			t.say("change point: %s %+.1f%% at %s (after %s)", c.Key.Package+" "+c.Key.Name, 100*(c.Ratio()-1), abbrev.Hash(c.Hash), abbrev.Hash(c.Prev))
 		}
 	}
-
-	// Bisect what waits, grouped by range, then comment; both resume
-	// where a run that died left them.
-	changes, err := t.store.Changes(ctx, name)
-	if err != nil {
-		return res, err
-	}
-	groups := groupChanges(changes)
-	bisects := 0
-	for _, g := range groups {
-		state := g.Changes[0].State
-		if state != track.StateFound && state != track.StateBisected {
-			continue
-		}
-		if state == track.StateFound {
-			if bisects == cmpOr(req.MaxBisect, DefaultMaxBisect) {
-				t.say("bisection of %s..%s left for the next run (at most %d a run)", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), cmpOr(req.MaxBisect, DefaultMaxBisect))
-				continue
-			}
-			bisects++
-			if err := t.bisectGroup(ctx, name, g); err != nil {
-				return res, err
-			}
-		} else if err := g.load(); err != nil {
-			return res, err
-		}
-		res.Bisections = append(res.Bisections, g)
-		if g.Changes[0].State == track.StateBisected {
-			if err := t.comment(ctx, name, branch, g); err != nil {
-				return res, err
-			}
-		}
-	}
-	return res, nil
+	return nil
 }
 
 // trackName returns the branch tracked and the track's name.
@@ -397,8 +437,9 @@ func (t *tracker) bisectGroup(ctx context.Context, name string, g *TrackBisectio
 		}
 		names = append(names, c.Key.Name)
 	}
-	t.say("bisecting %s..%s for %s", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), strings.Join(names, ", "))
-	r, err := t.bisect(ctx, g.Good, g.Bad, pkgs, BenchRegexp(names))
+	threshold := bisectThreshold(t0(t.req, t.cfg), g.Changes)
+	t.say("bisecting %s..%s for %s, for a slowdown over %.3g%%", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), strings.Join(names, ", "), 100*threshold)
+	r, err := t.bisect(ctx, g.Good, g.Bad, pkgs, BenchRegexp(names), threshold)
 	if err != nil {
 		return fmt.Errorf("track: bisecting %s..%s: %w", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), err)
 	}
@@ -429,6 +470,21 @@ func (t *tracker) bisectGroup(ctx context.Context, name string, g *TrackBisectio
 		t.say("no culprit: %s", r.Reason)
 	}
 	return nil
+}
+
+// bisectThreshold returns the slowdown a bisection of changes looks for:
+// half the smallest of them, and not under the track's threshold. A step
+// of the bisection that compares equal code must find it "not slower"
+// by the threshold: its interval's upper end under it, which takes more
+// runs the smaller it is (on the machine this was written on, 30 runs a
+// side did not bring a 5% one within reach, on a 32% slowdown); and a step
+// whose side holds the slowdown finds it twice that.
+func bisectThreshold(threshold float64, changes []*track.Change) float64 {
+	least := math.Inf(1)
+	for _, c := range changes {
+		least = math.Min(least, c.Ratio()-1)
+	}
+	return max(threshold, least/2)
 }
 
 // BenchRegexp returns the -test.bench regexp that selects the benchmarks

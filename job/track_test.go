@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -89,9 +90,9 @@ func (m *trackModel) measure(_ context.Context, ref, hash string) (*benchrun.Res
 	return &benchrun.Result{Tables: []*benchrun.Table{tb}}, nil
 }
 
-func (m *trackModel) bisect(dir string) func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error) {
-	return func(ctx context.Context, good, bad string, pkgs []string, bench string) (*bisect.Result, error) {
-		return bisect.Run(ctx, bisect.Options{Dir: dir, Good: good, Bad: bad, Threshold: 0.05,
+func (m *trackModel) bisect(dir string) func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error) {
+	return func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error) {
+		return bisect.Run(ctx, bisect.Options{Dir: dir, Good: good, Bad: bad, Threshold: threshold,
 			Compare: func(_ context.Context, old, new string) (*benchrun.Result, error) {
 				m.compared++
 				o, n := m.time(m.index[old]), m.time(m.index[new])
@@ -445,5 +446,22 @@ func TestTrackGerrit(t *testing.T) {
 	}
 	if len(posted) != 1 || !strings.Contains(posted[0], "This commit made benchmarks slower: "+hashes[6][:12]) || !strings.Contains(posted[0], "/work Work-2: +") {
 		t.Errorf("change %d has %d regression messages, want one naming the culprit:\n%s", changes[0].Number, len(posted), strings.Join(posted, "\n---\n"))
+	}
+}
+
+func TestBisectThreshold(t *testing.T) {
+	change := func(ratio float64) *track.Change { return &track.Change{Before: 1, After: ratio} }
+	for _, c := range []struct {
+		threshold float64
+		changes   []*track.Change
+		want      float64
+	}{
+		{0.05, []*track.Change{change(1.32)}, 0.16},
+		{0.05, []*track.Change{change(1.08)}, 0.05},
+		{0.05, []*track.Change{change(3.0), change(1.4)}, 0.2},
+	} {
+		if got := bisectThreshold(c.threshold, c.changes); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("bisectThreshold(%v, ...) = %v, want %v", c.threshold, got, c.want)
+		}
 	}
 }

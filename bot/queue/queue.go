@@ -158,6 +158,10 @@ type Options struct {
 	// Retention is how long completed, cancelled and discarded jobs are
 	// kept.
 	Retention time.Duration
+	// TrackHandler works the track jobs (TrackArgs), in the run jobs'
+	// River queue, so that they take the run workers' turns: benchmarks
+	// one after another. nil leaves them to a process that has one.
+	TrackHandler TrackHandler
 	// Periodic is work that one process among those on the database
 	// does every so often (see Periodic); Start runs it, with or without
 	// a Handler.
@@ -341,6 +345,9 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &periodicWorker{q: q}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &trackWorker{q: q}); err != nil {
 		return nil, err
 	}
 	o := q.opts

@@ -29,6 +29,7 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
+	"github.com/patchbot/patchbot/step/track"
 )
 
 // The HTTP server's timeouts: a webhook's answer comes once its job is
@@ -150,7 +151,15 @@ func Run(ctx context.Context, opts *Options) error {
 		Timeout:      o.JobTimeout,
 		Logger:       slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	var h *Handler // the webhook's, made once the queue is open
+	// The branches patchbot track records in the queue's database: the
+	// track jobs' store, and the status page's series.
+	tracks, closeTracks, err := openTracks(ctx, o.DB)
+	if err != nil {
+		return &job.SetupError{Err: err}
+	}
+	defer closeTracks()
+	var h *Handler     // the webhook's, made once the queue is open
+	var w *work.Worker // the jobs', given the queue once it is open
 	if o.Workers > 0 || o.ReplyWorkers > 0 {
 		areas := &work.Areas{Root: o.WorkDir}
 		if o.Workers > 0 {
@@ -171,10 +180,11 @@ func Run(ctx context.Context, opts *Options) error {
 				log.Info("removed the temporary directories of dead processes", "dirs", len(removed))
 			}
 		}
-		w := &work.Worker{
+		w = &work.Worker{
 			Areas:  areas,
 			Config: cfg,
 			Env:    job.Env{Getenv: getenv, Log: &logWriter{log: log, msg: "job log"}, Clients: clients},
+			Tracks: tracks.Store,
 		}
 		if o.Sandbox != nil {
 			w.Env.Runner = o.Sandbox
@@ -190,6 +200,12 @@ func Run(ctx context.Context, opts *Options) error {
 			}
 			return w.Handle(ctx, j)
 		})
+		if o.Workers > 0 {
+			qopts.TrackHandler = func(ctx context.Context, j *queue.TrackJob) error {
+				log.Info("track job", "job", j.ID, "what", j.Args.String(), "attempt", j.Attempt)
+				return w.HandleTrack(ctx, j)
+			}
+		}
 	}
 	var q *queue.Queue
 	if poller != nil {
@@ -207,6 +223,9 @@ func Run(ctx context.Context, opts *Options) error {
 	q, err = queue.Open(ctx, o.DB, qopts)
 	if err != nil {
 		return &job.SetupError{Err: err}
+	}
+	if w != nil {
+		w.TrackQueue = q
 	}
 	stopQueue := func() error {
 		// The grace period is the queue's (Options.Grace); this bounds
@@ -241,7 +260,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		trust.GitHubSelf = self
 	}
-	h, err = New(Config{Secret: o.Secret, Queue: q, Heads: q, GitHub: gh, Trust: trust, Logger: log})
+	h, err = New(Config{Secret: o.Secret, Queue: q, Heads: q, GitHub: gh, Trust: trust, Tracks: tracks, Logger: log})
 	if err != nil {
 		stopQueue()
 		return &job.SetupError{Err: err}
@@ -448,4 +467,23 @@ func (w *logWriter) Write(p []byte) (int, error) {
 		w.buf = w.buf[i+1:]
 	}
 	return len(p), nil
+}
+
+// openTracks opens the track store in the queue's database (migrating its
+// schema, as track does), and returns it and the function that closes it.
+func openTracks(ctx context.Context, dbURL string) (TrackStore, func(), error) {
+	db, err := queue.ParseURL(dbURL)
+	if err != nil {
+		return TrackStore{}, nil, err
+	}
+	sqldb, err := queue.OpenSQL(ctx, db)
+	if err != nil {
+		return TrackStore{}, nil, err
+	}
+	store, err := track.Open(ctx, sqldb, db.Engine)
+	if err != nil {
+		sqldb.Close()
+		return TrackStore{}, nil, err
+	}
+	return TrackStore{store}, func() { sqldb.Close() }, nil
 }

@@ -144,6 +144,10 @@ type Config struct {
 	// job's table and plot from it. nil reads what the workers recorded
 	// with the job in the queue, whichever process ran it (work.Output).
 	Results func(ctx context.Context, j queue.JobInfo) (*work.Output, error)
+	// Tracks are the branches patchbot track records in the queue's
+	// database, which the status page plots and /api/series gives; nil
+	// shows none.
+	Tracks Tracks
 	// Logger receives one line per delivery and per failed request; nil
 	// discards them.
 	Logger *slog.Logger
@@ -164,6 +168,7 @@ type Config struct {
 //	GET  /healthz         200 when the queue can take a job (queue.Queue.Check); 503 and why
 //	GET  /api/jobs        the recent jobs, as JSON (?limit=N, at most 1000)
 //	GET  /api/queue       this process and the leader among those on the queue, as JSON
+//	GET  /api/series      the tracked branches' benchmark series and change points, as JSON (?track=NAME)
 //	GET  /                the status page
 type Handler struct {
 	cfg   Config
@@ -224,6 +229,7 @@ func New(cfg Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /healthz", h.healthz)
 	h.mux.HandleFunc("GET /api/jobs", h.apiJobs)
 	h.mux.HandleFunc("GET /api/queue", h.apiQueue)
+	h.mux.HandleFunc("GET /api/series", h.apiSeries)
 	h.mux.HandleFunc("GET /{$}", h.status)
 	return h, nil
 }

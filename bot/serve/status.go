@@ -143,6 +143,10 @@ type statusPage struct {
 	More    bool // there may be more than Depth: the listing was full
 	Jobs    []pageJob
 	Benches []pageBench
+	// Tracks are the tracked branches' plots; TracksError says why
+	// they could not be read.
+	Tracks      []pageTrack
+	TracksError string
 }
 
 type pageJob struct {
@@ -192,6 +196,13 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Jobs = append(p.Jobs, pj)
 	}
+	hs, err := h.histories(ctx, "")
+	if err != nil {
+		// The jobs are shown still; the series say why they are not.
+		h.log.LogAttrs(ctx, slog.LevelError, "series", slog.String("error", err.Error()))
+		p.TracksError = "the tracked branches could not be read: " + clipValid(err.Error(), 300)
+	}
+	p.Tracks = pageTracks(hs)
 	var buf bytes.Buffer
 	if err := statusTemplate.Execute(&buf, &p); err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "status", slog.String("error", err.Error()))
@@ -251,6 +262,11 @@ pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 {{range .Benches}}<h2>Job {{.ID}}: {{.Review}} at {{short .Revision}}{{if .URL}} (<a href="{{.URL}}">reply</a>){{end}}</h2>
 <pre>{{.Table}}</pre>
 {{range .Plots}}<div>{{.}}</div>
-{{end}}{{end}}</body>
+{{end}}{{end}}{{if or .Tracks .TracksError}}<h2>Tracked branches</h2>
+{{if .TracksError}}<p class="err">{{.TracksError}}</p>
+{{end}}{{range .Tracks}}<h3>{{.Name}}: {{.Commits}} commits recorded</h3>
+{{range .Plots}}<div>{{.}}</div>
+{{end}}{{if .More}}<p>and {{.More}} more series (/api/series has them all)</p>
+{{end}}{{end}}{{end}}</body>
 </html>
 `))

@@ -23,6 +23,10 @@ func (DryRunQueue) Insert(context.Context, *queue.Args) (queue.InsertResult, err
 	return queue.InsertResult{}, errors.New("sweep: a dry run inserts nothing")
 }
 
+func (DryRunQueue) InsertTrack(context.Context, *queue.TrackArgs) (queue.InsertResult, error) {
+	return queue.InsertResult{}, errors.New("sweep: a dry run inserts nothing")
+}
+
 // Here returns the Options.Work that runs a stale benchmark on this
 // machine, as serve's worker would: in work areas under dir ("" is
 // sweep-work/ in the user's state directory, held by this process from

@@ -15,6 +15,7 @@ import (
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/track"
 )
 
 // A Setup names what a sweep works on, as 'patchbot sweep' is told it;
@@ -39,6 +40,9 @@ type Setup struct {
 	// without DB (Here).
 	WorkDir         string
 	UnsafeNoSandbox bool
+	// TrackDir is the repository the track task records when it
+	// records here: "" is the working directory.
+	TrackDir string
 	// Env holds the sweep's one set of review clients (Env.Clients,
 	// which say whether it is a dry run), and is where it logs.
 	Env job.Env
@@ -102,8 +106,10 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 		return nil, nil, &job.SetupError{Err: errors.New("nothing to sweep: no Gerrit server ({gerrit}, or review.gerrit in the configuration) and no GitHub repository ({github}, or sweep.github); name one, or ask for the freeze alone with {only} report")}
 	}
 	closer := func() {}
-	switch db := cmp.Or(s.DB, cfg.Sweep.Queue); {
-	case db != "" && runs("stale") && !clients.DryRun():
+	trackOn := runs("track") && cfg.Track.Branch != ""
+	db := cmp.Or(s.DB, cfg.Sweep.Queue)
+	switch {
+	case db != "" && (runs("stale") || trackOn && cfg.Track.Source != "") && !clients.DryRun():
 		if _, err := queue.ParseURL(db); err != nil {
 			return nil, nil, &remedy.FieldError{Field: "db", Value: db, Reason: err.Error()}
 		}
@@ -118,5 +124,42 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	default:
 		o.Work = Here(cfg, o.Env, s.WorkDir, s.UnsafeNoSandbox)
 	}
+	if trackOn && !clients.DryRun() && (cfg.Track.Source == "" || db == "") {
+		// Recorded here, in the queue's database all the same, or the
+		// default one: where 'patchbot track' and serve's page read.
+		store, closeStore, err := openTracks(ctx, db)
+		if err != nil {
+			closer()
+			return nil, nil, err
+		}
+		o.Tracks, o.TrackDir = store, s.TrackDir
+		prev := closer
+		closer = func() { closeStore(); prev() }
+	}
 	return o, closer, nil
+}
+
+// openTracks opens the track store in the database at dbURL, or in the
+// default queue's.
+func openTracks(ctx context.Context, dbURL string) (*track.Store, func(), error) {
+	if dbURL == "" {
+		var err error
+		if dbURL, err = queue.DefaultURL(); err != nil {
+			return nil, nil, &job.SetupError{Err: err}
+		}
+	}
+	db, err := queue.ParseURL(dbURL)
+	if err != nil {
+		return nil, nil, &remedy.FieldError{Field: "db", Value: dbURL, Reason: err.Error()}
+	}
+	sqldb, err := queue.OpenSQL(ctx, db)
+	if err != nil {
+		return nil, nil, &job.SetupError{Err: err}
+	}
+	store, err := track.Open(ctx, sqldb, db.Engine)
+	if err != nil {
+		sqldb.Close()
+		return nil, nil, &job.SetupError{Err: err}
+	}
+	return store, func() { sqldb.Close() }, nil
 }

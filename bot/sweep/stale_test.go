@@ -44,7 +44,7 @@ func TestStale(t *testing.T) {
 // TestTaskNames lists the tasks: a new one is a line here and in
 // docs/sweep.md.
 func TestTaskNames(t *testing.T) {
-	if got, want := Names(), []string{"freeze", "stale", "report"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"freeze", "stale", "track", "report"}; !slices.Equal(got, want) {
 		t.Errorf("tasks %v, want %v", got, want)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/track"
 )
 
 // A Task is one chore of a sweep.
@@ -32,14 +33,19 @@ type Task struct {
 	Name string // as -only names it: "freeze"
 	Doc  string // one line for help
 	Run  func(ctx context.Context, s *Sweep) (*TaskResult, error)
+	// Off, when set, says the task has nothing to do as o is
+	// configured: a sweep of every task leaves it out, and only naming
+	// it (-only) runs it.
+	Off func(o *Options) bool
 }
 
 // Tasks is the table of a sweep's tasks, in the order they run. report
 // is last: it tells what the others did.
 var Tasks = []Task{
-	{"freeze", "tag open changes wait-release while the tree is frozen, ex-wait-release once it reopens, with one message each", FreezeTask},
-	{"stale", "benchmark the current patch set of changes whose earlier patch set was benchmarked", StaleTask},
-	{"report", "the state in a few lines: the freeze, and what each task did", ReportTask},
+	{"freeze", "tag open changes wait-release while the tree is frozen, ex-wait-release once it reopens, with one message each", FreezeTask, nil},
+	{"stale", "benchmark the current patch set of changes whose earlier patch set was benchmarked", StaleTask, nil},
+	{"track", "record the benchmarks of track.branch's new commits, bisect their slowdowns, comment on the culprits", TrackTask, trackOff},
+	{"report", "the state in a few lines: the freeze, and what each task did", ReportTask, nil},
 }
 
 // TaskNamed returns the task of the name, or nil.
@@ -100,6 +106,12 @@ type Options struct {
 	Work queue.Handler
 	// MaxStale bounds the benchmarks one sweep asks for; 0 is 5.
 	MaxStale int
+
+	// Tracks is the store the track task records in when it records
+	// here, and TrackDir the repository it records ("" is the working
+	// directory).
+	Tracks   *track.Store
+	TrackDir string
 
 	// Env is where the job library logs, and Env.Clients the review
 	// clients the freeze's live signals are read with; Gerrit and GitHub
@@ -176,7 +188,7 @@ func (e *UnknownTaskError) Error() string {
 }
 
 // Run computes the freeze once and runs the tasks named in only (all of
-// them when only is empty), in the table's order, each whatever the
+// them that are not off when only is empty), in the table's order, each whatever the
 // others did. The error is a *FailedError when tasks failed (the Result
 // says what each did), an *UnknownTaskError, or the freeze's own error
 // (a *remedy.FieldError or *job.SetupError: nothing was run).
@@ -188,14 +200,19 @@ func Run(ctx context.Context, o *Options, only []string) (*Result, error) {
 	}
 	var tasks []Task
 	for _, t := range Tasks {
-		if len(only) == 0 || slices.Contains(only, t.Name) {
+		switch {
+		case len(only) == 0:
+			tasks = append(tasks, t)
+		case slices.Contains(only, t.Name):
+			t.Off = nil // asked for by name: it runs
 			tasks = append(tasks, t)
 		}
 	}
 	return RunTasks(ctx, o, tasks)
 }
 
-// RunTasks is Run with a table of tasks of the caller's.
+// RunTasks is Run with a table of tasks of the caller's, leaving out
+// those that are off.
 func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
 	st, err := computeFreeze(ctx, o)
 	if err != nil {
@@ -204,6 +221,9 @@ func RunTasks(ctx context.Context, o *Options, tasks []Task) (*Result, error) {
 	s := &Sweep{Options: o, Freeze: st}
 	res := &Result{Branch: st.Branch, Freeze: st, Tasks: []*TaskResult{}, Failed: []string{}, DryRun: o.DryRun()}
 	for _, t := range tasks {
+		if t.Off != nil && t.Off(o) {
+			continue
+		}
 		tr, err := t.Run(ctx, s)
 		if tr == nil {
 			tr = &TaskResult{}

@@ -66,6 +66,9 @@ type Checkout struct {
 	// Tip is the commit the ref was at when fetched; not Head when the
 	// pull request was pushed to since the job was asked for.
 	Tip string
+	// Ref is, for a tracked branch (Areas.Branch), the local ref it was
+	// fetched into.
+	Ref string
 
 	a    *Areas
 	lock chan struct{}
@@ -350,4 +353,62 @@ func gitError(e *gitexec.Error) error {
 		return fmt.Errorf("git %s: %v (%v)", e.Args[0], e.Err, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("git %s: %v: %s", e.Args[0], e.Err, strings.TrimSpace(e.Stderr))
+}
+
+// trackRefs is where Branch fetches a tracked branch: refs/patchbot/track/
+// and the branch's name. It stays between jobs (it is not a job ref that
+// clean removes), moved by each fetch.
+const trackRefs = "refs/patchbot/track/"
+
+// Branch locks the area of url (as Checkout does) and fetches branch
+// into it, for a track job, which reads the branch's history: the
+// Checkout's Ref is the local ref the branch is at and Head its commit;
+// Base is not set. A branch that is not a name git takes is a
+// *SourceError, one that the repository lacks too.
+func (a *Areas) Branch(ctx context.Context, url, branch string) (*Checkout, error) {
+	if url == "" || strings.HasPrefix(url, "-") {
+		return nil, &SourceError{What: "repository URL", Value: url, Reason: "is not one to fetch from"}
+	}
+	if err := checkBranch(ctx, branch); err != nil {
+		if se, ok := err.(*SourceError); ok {
+			se.What, se.Reason = "branch", "is not a valid branch name (git check-ref-format): nothing was fetched"
+		}
+		return nil, err
+	}
+	dir := a.dir(url)
+	lock, err := a.lock(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkout{Dir: dir, Ref: trackRefs + branch, a: a, lock: lock}
+	if err := c.fetchBranch(ctx, url, branch); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Checkout) fetchBranch(ctx context.Context, url, branch string) error {
+	a := c.a
+	if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err != nil {
+		if err := os.MkdirAll(a.Root, 0o755); err != nil {
+			return err
+		}
+		if _, err := a.git(ctx, "", "init", "-q", c.Dir); err != nil {
+			return err
+		}
+	}
+	c.clean(ctx)
+	if _, err := a.git(ctx, c.Dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", url, "+refs/heads/"+branch+":"+c.Ref); err != nil {
+		if out, lerr := a.git(ctx, c.Dir, "ls-remote", "--", url, "refs/heads/"+branch); lerr == nil && strings.TrimSpace(out) == "" {
+			return &SourceError{What: "branch", Value: branch, Reason: "does not exist in the repository: name a branch it has"}
+		}
+		return fmt.Errorf("fetching branch %s from %s: %w", branch, url, err)
+	}
+	head, err := a.git(ctx, c.Dir, "rev-parse", "--verify", "-q", c.Ref+"^{commit}")
+	if err != nil {
+		return err
+	}
+	c.Head, c.Tip = head, head
+	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/track"
 )
 
 // A Worker runs queued jobs: Handle is its queue.Handler.
@@ -45,6 +46,11 @@ type Worker struct {
 	// credentials. Env.Runner wraps the benchmarks' processes. The
 	// worker takes Env as it is at its first job.
 	Env job.Env
+	// Tracks is the store track jobs record in (HandleTrack), the
+	// queue's database's; TrackQueue takes the bisection jobs a track
+	// job finds (nil: the track job bisects itself).
+	Tracks     *track.Store
+	TrackQueue TrackInserter
 
 	once sync.Once
 	env  job.Env // Env, with its Clients

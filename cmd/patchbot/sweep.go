@@ -47,7 +47,7 @@ or with nothing to sweep (no Gerrit server, no GitHub repository). See
 'patchbot doc sweep'.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
-		only := fs.String("only", "", "run only `TASK` (freeze, stale or report; comma-separated for several)")
+		only := fs.String("only", "", "run only `TASK` (freeze, stale, track or report; comma-separated for several)")
 		dryRun := fs.Bool("n", false, "print what each task would do; change nothing")
 		jsonOut := fs.Bool("json", false, "print the result as JSON")
 		atFlag := fs.String("at", "", "check the freeze for `DATE` (2014-11-06, or an RFC 3339 time) instead of now")

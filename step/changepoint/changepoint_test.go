@@ -116,3 +116,21 @@ func TestSums(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectLog: a fourfold slowdown whose slow side is noisier, 4
+// points a side, is found on the logarithms (p ≈ 10⁻⁴), not on the times
+// (p ≈ 0.002: the slow side's variance leaves Welch's test 3 degrees of
+// freedom); the means are geometric.
+func TestDetectLog(t *testing.T) {
+	xs := []float64{0.955, 0.854, 0.952, 0.922, 3.94, 3.70, 4.11, 2.89}
+	if got := Detect(xs, Options{MinChange: 0.05}); len(got) != 0 {
+		t.Errorf("on the times: %+v, want none (p just over 0.001)", got)
+	}
+	got := Detect(xs, Options{MinChange: 0.05, Log: true})
+	if len(got) != 1 || got[0].Index != 4 || got[0].P > 0.001 {
+		t.Fatalf("on the logarithms: %+v, want one at 4", got)
+	}
+	if r := got[0].Ratio(); r < 3.8 || r > 4.0 {
+		t.Errorf("ratio of the geometric means %v, want about 3.9", r)
+	}
+}

@@ -1,0 +1,263 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/track"
+)
+
+// Tracks reads the histories patchbot track keeps in the queue's
+// database, for the status page's series and /api/series. TrackStore is
+// the one of a *track.Store.
+type Tracks interface {
+	Tracks(ctx context.Context) ([]string, error)
+	History(ctx context.Context, name string) (*job.History, error)
+}
+
+// TrackStore is the Tracks of a store.
+type TrackStore struct{ Store *track.Store }
+
+func (s TrackStore) Tracks(ctx context.Context) ([]string, error) { return s.Store.Tracks(ctx) }
+func (s TrackStore) History(ctx context.Context, name string) (*job.History, error) {
+	return job.ReadHistory(ctx, s.Store, name)
+}
+
+// Bounds of what the page and /api/series show, whatever the database
+// holds: tracks, series a track (the page plots time only), and the
+// latest points a series.
+const (
+	MaxTracks       = 20
+	MaxSeriesPlots  = 50
+	MaxSeriesPoints = 500
+)
+
+// histories reads the tracks' histories, at most MaxTracks, each cut to
+// its latest MaxSeriesPoints commits; only the one named when name is not
+// "".
+func (h *Handler) histories(ctx context.Context, name string) ([]*job.History, error) {
+	if h.cfg.Tracks == nil {
+		return []*job.History{}, nil
+	}
+	names, err := h.cfg.Tracks.Tracks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []*job.History{}
+	for _, n := range names {
+		if name != "" && n != name {
+			continue
+		}
+		if len(out) == MaxTracks {
+			break
+		}
+		hist, err := h.cfg.Tracks.History(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, latest(hist, MaxSeriesPoints))
+	}
+	return out, nil
+}
+
+// latest returns h with its commits and series cut to the last n
+// commits, and the changes among them.
+func latest(h *job.History, n int) *job.History {
+	if len(h.Commits) <= n {
+		return h
+	}
+	keep := map[string]bool{}
+	for _, c := range h.Commits[len(h.Commits)-n:] {
+		keep[c.Hash] = true
+	}
+	out := &job.History{Track: h.Track, Commits: h.Commits[len(h.Commits)-n:], Series: []*track.Series{}, Changes: []*track.Change{}}
+	for _, s := range h.Series {
+		c := &track.Series{Key: s.Key}
+		for i, hash := range s.Hashes {
+			if keep[hash] {
+				c.Hashes, c.Points = append(c.Hashes, hash), append(c.Points, s.Points[i])
+			}
+		}
+		if len(c.Hashes) > 0 {
+			out.Series = append(out.Series, c)
+		}
+	}
+	for _, c := range h.Changes {
+		if keep[c.Hash] {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	return out
+}
+
+// apiSeries serves GET /api/series: every track's history as JSON
+// ({"tracks": [...]}, each as job.History has it), or one track's with
+// ?track=NAME; bounded as the page is.
+func (h *Handler) apiSeries(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
+	defer cancel()
+	hs, err := h.histories(ctx, r.URL.Query().Get("track"))
+	if err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "series", slog.String("error", err.Error()))
+		http.Error(w, "track history: not answering", http.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(w, map[string]any{"tracks": hs})
+}
+
+// A pageTrack is a track on the status page: its plots, one per time
+// series.
+type pageTrack struct {
+	Name    string
+	Commits int
+	Plots   []template.HTML
+	More    int // series not plotted
+}
+
+// pageTracks returns the status page's tracks.
+func pageTracks(hs []*job.History) []pageTrack {
+	var out []pageTrack
+	for _, h := range hs {
+		pt := pageTrack{Name: h.Track, Commits: len(h.Commits)}
+		subjects := map[string]string{}
+		for _, c := range h.Commits {
+			subjects[c.Hash] = c.Subject
+		}
+		for _, s := range h.Series {
+			if s.Key.Unit != track.Unit {
+				continue
+			}
+			if len(pt.Plots) == MaxSeriesPlots {
+				pt.More++
+				continue
+			}
+			var changes []*track.Change
+			for _, c := range h.Changes {
+				if c.Key == s.Key {
+					changes = append(changes, c)
+				}
+			}
+			pt.Plots = append(pt.Plots, plotSeries(s, changes, subjects))
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
+// The series plot's geometry.
+const (
+	seriesHeight = 170
+	seriesTop    = 34
+	seriesBottom = 30
+	seriesLeft   = 70
+)
+
+// plotSeries returns an SVG plot of a benchmark's time along the branch:
+// a point per recorded commit (its hash, subject and value in a tooltip),
+// and a vertical line at each change point, red for a slowdown and green
+// for a speedup, labelled with the change and, once bisected, the culprit,
+// linked to its comment when there is one.
+//
+// The names, subjects and reasons are the history's authors' text, and
+// the comment's URL a review server's: every text is escaped (esc), and a
+// link is made only of an http or https URL, so the SVG is safe to put
+// into the page as it is.
+func plotSeries(s *track.Series, changes []*track.Change, subjects map[string]string) template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="12">`,
+		plotWidth, seriesHeight, plotWidth, seriesHeight)
+	title := s.Key.Package + " " + s.Key.Name
+	fmt.Fprintf(&b, `<title>%s</title><text x="0" y="14" font-weight="bold">%s</text>`, esc(title, 200), esc(title, 100))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range s.Points {
+		if isFinite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		b.WriteString(`</svg>`)
+		return template.HTML(b.String())
+	}
+	pad := (hi - lo) * 0.1
+	if pad == 0 {
+		pad = math.Abs(hi)*0.05 + 1e-12
+	}
+	lo, hi = lo-pad, hi+pad
+	x0, x1 := float64(seriesLeft), float64(plotWidth-plotRight)
+	y0, y1 := float64(seriesHeight-seriesBottom), float64(seriesTop)
+	n := len(s.Points)
+	x := func(i int) float64 {
+		if n == 1 {
+			return (x0 + x1) / 2
+		}
+		return x0 + float64(i)/float64(n-1)*(x1-x0)
+	}
+	y := func(v float64) float64 { return y0 - (v-lo)/(hi-lo)*(y0-y1) }
+	cls := benchunit.ClassOf(s.Key.Unit)
+	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#999"/>`, x0, y0, x1, y0)
+	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" fill="#555" text-anchor="end">%s</text>`, x0-4, y1+4, esc(benchunit.Scale(hi, cls)+"s", 20))
+	fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="10" fill="#555" text-anchor="end">%s</text>`, x0-4, y0, esc(benchunit.Scale(lo, cls)+"s", 20))
+	index := map[string]int{}
+	var pts []string
+	for i, v := range s.Points {
+		index[s.Hashes[i]] = i
+		if isFinite(v) {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(v)))
+		}
+	}
+	fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(pts, " "), colorOld)
+	for i, v := range s.Points {
+		if isFinite(v) {
+			tip := abbrev.Hash(s.Hashes[i]) + " " + subjects[s.Hashes[i]] + ": " + benchunit.Scale(v, cls) + "s"
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s</title></circle>`, x(i), y(v), colorOld, esc(tip, 200))
+		}
+	}
+	fmt.Fprintf(&b, `<text x="%g" y="%d" font-size="10" fill="#555">%s</text>`, x0, seriesHeight-8, esc(abbrev.Hash(s.Hashes[0]), 20))
+	fmt.Fprintf(&b, `<text x="%g" y="%d" font-size="10" fill="#555" text-anchor="end">%s</text>`, x1, seriesHeight-8, esc(abbrev.Hash(s.Hashes[n-1]), 20))
+	for _, c := range changes {
+		i, ok := index[c.Hash]
+		if !ok {
+			continue
+		}
+		color := colorNew
+		if c.State == track.StateImproved {
+			color = "#2ca02c"
+		}
+		cx := (x(i) + x(max(i-1, 0))) / 2
+		label := fmt.Sprintf("%+.1f%%", 100*(c.Ratio()-1))
+		if c.Culprit != "" {
+			label += " " + abbrev.Hash(c.Culprit)
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="%s" stroke-dasharray="4 3"/>`, cx, y1-8, cx, y0, color)
+		tip := fmt.Sprintf("%s at %s (after %s): %s", label, abbrev.Hash(c.Hash), abbrev.Hash(c.Prev), c.State)
+		if c.Reason != "" {
+			tip += ": " + c.Reason
+		}
+		text := fmt.Sprintf(`<text x="%.1f" y="%g" font-size="11" fill="%s" text-anchor="middle">%s<title>%s</title></text>`, cx, y1-10, color, esc(label, 40), esc(tip, 400))
+		if u := safeURL(c.Comment); u != "" {
+			text = fmt.Sprintf(`<a href="%s">%s</a>`, esc(u, 2000), text)
+		}
+		b.WriteString(text)
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) // every text above went through esc
+}
+
+// safeURL returns s when it is an absolute http or https URL, "" otherwise.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}

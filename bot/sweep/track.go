@@ -1,0 +1,105 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/bot/work"
+	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/job"
+)
+
+// TrackTask records the branch of the configuration's track section, as
+// 'patchbot track' does (job.Track), and comments on the culprits of its
+// slowdowns on the sweep's GitHub repository or Gerrit server: as a job
+// for serve's workers when the sweep has serve's queue and the section a
+// source to fetch from, else here, in the repository the sweep runs in
+// (Options.TrackDir), recording in Options.Tracks. Without track.branch it
+// is off (a sweep of every task leaves it out) and, asked for, does
+// nothing. A dry run records nothing and says what it would do.
+func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
+	cfg := s.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	tc := cfg.Track
+	if tc.Branch == "" {
+		return &TaskResult{Summary: "nothing to track: track.branch is not set"}, nil
+	}
+	req := job.TrackRequest{Every: tc.Every, Max: tc.Max, MaxBisect: tc.MaxBisect, GitHub: s.Repo,
+		Bench: job.BenchSettings{Packages: tc.Packages, Bench: tc.Bench, Count: tc.Count}}
+	if s.Gerrit != nil {
+		req.Gerrit = s.Gerrit.URL()
+	}
+	ti, queued := s.Queue.(work.TrackInserter)
+	if queued && tc.Source != "" {
+		name, err := SourceTrackName(tc.Source, tc.Branch)
+		if err != nil {
+			return nil, err
+		}
+		if s.DryRun() {
+			return &TaskResult{Summary: fmt.Sprintf("would queue the track job of %s for serve's workers", name),
+				Actions: []Action{{Change: name, What: "would queue its track job"}}}, nil
+		}
+		res, err := ti.InsertTrack(ctx, &queue.TrackArgs{Track: name, Source: tc.Source, Branch: tc.Branch, Request: req})
+		if err != nil {
+			return nil, err
+		}
+		what := fmt.Sprintf("queued track job %d", res.ID)
+		if res.Duplicate {
+			what = fmt.Sprintf("track job %d already queued (%s)", res.ID, res.State)
+		}
+		return &TaskResult{Summary: what + " for " + name, Actions: []Action{{Change: name, What: what, Job: &res}}}, nil
+	}
+	if s.DryRun() {
+		return &TaskResult{Summary: fmt.Sprintf("would record the new commits of %s here, and bisect and comment on their slowdowns", tc.Branch)}, nil
+	}
+	if s.Tracks == nil {
+		return nil, errors.New("sweep: no database to record the track in")
+	}
+	req.Repo, req.Branch = s.TrackDir, tc.Branch
+	res, err := job.Track(ctx, &req, s.Tracks, cfg, s.Env)
+	if res == nil {
+		return nil, err
+	}
+	tr := &TaskResult{Summary: fmt.Sprintf("%s: recorded %d commits, %d change points found, %d bisected", res.Track, len(res.Recorded), len(res.Found), len(res.Bisections))}
+	for _, b := range res.Bisections {
+		a := Action{Change: res.Track}
+		switch {
+		case b.Result == nil:
+			continue
+		case b.Result.Culprit == nil:
+			a.What = "no culprit: " + b.Result.Reason
+		case b.Post != nil:
+			a.URL, a.What = b.Post.URL, fmt.Sprintf("culprit %s, commented on %s (%s)", b.Result.Culprit.Hash[:12], b.Review, b.Post.Action)
+		default:
+			a.What = fmt.Sprintf("culprit %s, not commented: %s", b.Result.Culprit.Hash[:12], b.NoReview)
+		}
+		tr.Actions = append(tr.Actions, a)
+	}
+	return tr, err
+}
+
+// trackOff: the track task is off without track.branch.
+func trackOff(o *Options) bool {
+	cfg := o.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	return cfg.Track.Branch == ""
+}
+
+// SourceTrackName returns the name of the track of a repository's branch
+// as a sweep queues it: the URL's host and path, without ".git", and the
+// branch: "github.com/OWNER/REPO@main".
+func SourceTrackName(source, branch string) (string, error) {
+	u, err := url.Parse(source)
+	if err != nil || u.Host == "" && u.Path == "" {
+		return "", fmt.Errorf("sweep: track.source %q: not a URL", source)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(u.Host+u.Path, "/"), ".git") + "@" + branch, nil
+}

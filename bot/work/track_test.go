@@ -1,0 +1,173 @@
+package work
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review/reviewtest"
+	"github.com/patchbot/patchbot/step/track"
+)
+
+// trackInserts records the bisection jobs a track job queues.
+type trackInserts []*queue.TrackArgs
+
+func (t *trackInserts) InsertTrack(_ context.Context, a *queue.TrackArgs) (queue.InsertResult, error) {
+	if err := a.Validate(); err != nil {
+		return queue.InsertResult{}, err
+	}
+	*t = append(*t, a)
+	return queue.InsertResult{ID: int64(len(*t))}, nil
+}
+
+const trackWork = `package w
+
+// Work adds up N squares.
+func Work() int {
+	s := 0
+	for i := range N {
+		s += i * i
+	}
+	return s
+}
+`
+
+const trackWorkTest = `package w
+
+import "testing"
+
+var sink int
+
+func BenchmarkWork(b *testing.B) {
+	for b.Loop() {
+		sink = Work()
+	}
+}
+`
+
+// TestTrackJob runs the track jobs of a branch as serve's worker does,
+// on real benchmarks: a repository whose branch has 8 commits, the fifth
+// doing four times the work, each merged by a pull request of the fake
+// GitHub. The record job fetches the branch, records the 8 commits,
+// finds the change point and queues one bisection job; that job bisects
+// to the culprit and comments once on its pull request; run again, it
+// comments nothing more. About 15 seconds, so -short skips it.
+func TestTrackJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real benchmarks at 8 commits")
+	}
+	benchEnv(t)
+	root := t.TempDir()
+	src, bare := filepath.Join(root, "src"), filepath.Join(root, "bare.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	git(t, root, "init", "-q", "-b", "main", src)
+	var hashes []string
+	for i := range 8 {
+		files := map[string]string{"README": strings.Repeat("line\n", i+1)}
+		msg := fmt.Sprintf("readme: line %d", i+1)
+		switch i {
+		case 0:
+			files = map[string]string{"go.mod": "module example.com/w\n\ngo 1.26\n", "n.go": "package w\n\nconst N = 1000\n", "w.go": trackWork, "w_test.go": trackWorkTest}
+			msg = "w: add"
+		case 4:
+			files, msg = map[string]string{"n.go": "package w\n\nconst N = 4000\n"}, "w: four times the work"
+		}
+		hashes = append(hashes, commit(t, src, msg, files, false))
+	}
+	git(t, src, "push", "-q", bare, "main")
+	fake := reviewtest.NewGitHub("owner/repo")
+	defer fake.Close()
+	for i, h := range hashes {
+		fake.SetPullRequest(10+i, reviewtest.PullRequest{Head: fmt.Sprintf("%040x", 10+i), MergeCommit: h, State: "closed", Merged: true})
+	}
+	db, err := queue.OpenSQL(context.Background(), queue.DB{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store, err := track.Open(context.Background(), db, "sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inserted trackInserts
+	env := map[string]string{"GITHUB_TOKEN": fakeToken, "GITHUB_API_URL": fake.URL}
+	w := &Worker{
+		Areas:      &Areas{Root: filepath.Join(root, "areas")},
+		Env:        job.Env{Getenv: func(k string) string { return env[k] }},
+		Tracks:     store,
+		TrackQueue: &inserted,
+	}
+	args := queue.TrackArgs{Track: "example.com/w@main", Source: bare, Branch: "main",
+		Request: job.TrackRequest{Threshold: 0.5, GitHub: "owner/repo", Max: 20, Bench: job.BenchSettings{Count: 3, Benchtime: "50ms"}}}
+	ctx := context.Background()
+	if err := w.HandleTrack(ctx, &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5, Args: args}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := job.ReadHistory(ctx, store, args.Track)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Commits) != 8 || len(h.Changes) != 1 || h.Changes[0].Hash != hashes[4] || h.Changes[0].State != track.StateFound {
+		for _, s := range h.Series {
+			t.Logf("%s: %v", s.Key, s.Points)
+		}
+		t.Fatalf("after the record job: %d commits, changes %+v; want 8 and one found at %s", len(h.Commits), h.Changes, hashes[4][:12])
+	}
+	if len(inserted) != 1 || inserted[0].Bisect() == nil || fake.Count("POST ") != 0 {
+		t.Fatalf("the record job queued %+v and posted %d times; want one bisection and no post", inserted, fake.Count("POST "))
+	}
+	bis := &queue.TrackJob{ID: 2, Attempt: 1, MaxAttempts: 5, Args: *inserted[0]}
+	for range 2 {
+		if err := w.HandleTrack(ctx, bis); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := fake.Comments()
+	if len(cs) != 1 || cs[0].Issue != 14 || !strings.Contains(cs[0].Body, "w: four times the work") {
+		t.Fatalf("comments %+v, want one on #14, the culprit's pull request", cs)
+	}
+	h, _ = job.ReadHistory(ctx, store, args.Track)
+	if c := h.Changes[0]; c.State != track.StateCommented || c.Culprit != hashes[4] || c.Comment == "" {
+		t.Errorf("the change after its bisection job: %+v", c)
+	}
+	// The record job again: nothing new, nothing queued.
+	if err := w.HandleTrack(ctx, &queue.TrackJob{ID: 3, Attempt: 1, MaxAttempts: 5, Args: args}); err != nil {
+		t.Fatal(err)
+	}
+	if len(inserted) != 1 || len(fake.Comments()) != 1 {
+		t.Errorf("the record job again queued %d and commented %d; want nothing more", len(inserted)-1, len(fake.Comments())-1)
+	}
+}
+
+// TestTrackJobBadSource: a branch or URL no fetch can give is the job's,
+// not the moment's: permanent.
+func TestTrackJobBadSource(t *testing.T) {
+	root := t.TempDir()
+	bare := filepath.Join(root, "bare.git")
+	git(t, root, "init", "-q", "--bare", bare)
+	src := filepath.Join(root, "src")
+	git(t, root, "init", "-q", "-b", "main", src)
+	commit(t, src, "first", map[string]string{"a": "a"}, false)
+	git(t, src, "push", "-q", bare, "main")
+	db, err := queue.OpenSQL(context.Background(), queue.DB{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store, err := track.Open(context.Background(), db, "sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Worker{Areas: &Areas{Root: filepath.Join(root, "areas")}, Tracks: store}
+	for _, branch := range []string{"nope", "a..b"} {
+		err := w.HandleTrack(context.Background(), &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5,
+			Args: queue.TrackArgs{Track: "t", Source: bare, Branch: branch}})
+		if err == nil || !permanent(err) || !strings.Contains(err.Error(), "branch") {
+			t.Errorf("branch %q: %v, want a permanent error about the branch", branch, err)
+		}
+	}
+}
