@@ -202,8 +202,17 @@ func Run(ctx context.Context, opts *Options) error {
 		})
 		if o.Workers > 0 {
 			qopts.TrackHandler = func(ctx context.Context, j *queue.TrackJob) error {
-				log.Info("track job", "job", j.ID, "what", j.Args.String(), "attempt", j.Attempt)
-				return w.HandleTrack(ctx, j)
+				a := []any{"job", j.ID, "what", j.Args.String(), "attempt", j.Attempt}
+				log.Info("track job started", a...)
+				start := time.Now()
+				err := w.HandleTrack(ctx, j)
+				a = append(a, "took", time.Since(start).Round(time.Millisecond))
+				if err != nil {
+					log.Warn("track job failed", append(a, "err", err)...)
+				} else {
+					log.Info("track job done", a...)
+				}
+				return err
 			}
 		}
 	}
