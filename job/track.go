@@ -473,18 +473,20 @@ func (t *tracker) bisectGroup(ctx context.Context, name string, g *TrackBisectio
 }
 
 // bisectThreshold returns the slowdown a bisection of changes looks for:
-// half the smallest of them, and not under the track's threshold. A step
-// of the bisection that compares equal code must find it "not slower"
-// by the threshold: its interval's upper end under it, which takes more
-// runs the smaller it is (on the machine this was written on, 30 runs a
-// side did not bring a 5% one within reach, on a 32% slowdown); and a step
-// whose side holds the slowdown finds it twice that.
+// half the smallest of them, at most 50%, and not under the track's
+// threshold. A step of the bisection that compares equal code must find
+// it "not slower" by the threshold: its interval's upper end under it,
+// which takes more runs the smaller it is (on the machine this was
+// written on, 30 runs a side did not bring a 5% one within reach, on a 32%
+// slowdown); and a step whose side holds the slowdown finds it twice that.
+// Past 50% nothing is gained (a step's "same" is within ±threshold, which
+// past 100% means nothing).
 func bisectThreshold(threshold float64, changes []*track.Change) float64 {
 	least := math.Inf(1)
 	for _, c := range changes {
 		least = math.Min(least, c.Ratio()-1)
 	}
-	return max(threshold, least/2)
+	return max(threshold, min(least/2, 0.5))
 }
 
 // BenchRegexp returns the -test.bench regexp that selects the benchmarks

@@ -459,6 +459,8 @@ func TestBisectThreshold(t *testing.T) {
 		{0.05, []*track.Change{change(1.32)}, 0.16},
 		{0.05, []*track.Change{change(1.08)}, 0.05},
 		{0.05, []*track.Change{change(3.0), change(1.4)}, 0.2},
+		{0.05, []*track.Change{change(4.0)}, 0.5},
+		{0.6, []*track.Change{change(4.0)}, 0.6},
 	} {
 		if got := bisectThreshold(c.threshold, c.changes); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("bisectThreshold(%v, ...) = %v, want %v", c.threshold, got, c.want)

@@ -32,7 +32,7 @@ func regressionText(name, branch string, g *TrackBisection, md bool) string {
 	for _, c := range g.Changes {
 		fmt.Fprintf(&b, "- %s %s: %+.1f%% (mean %s → %s) between %s and %s\n", code(c.Key.Package), text(c.Key.Name), 100*(c.Ratio()-1), fmtSec(c.Before), fmtSec(c.After), code(abbrev.Hash(c.Prev)), code(abbrev.Hash(c.Hash)))
 	}
-	fmt.Fprintf(&b, "\nBisected over %d commits in %d steps, for a slowdown over %g%%; the last step, the commit against its parent:\n\n", r.Commits, len(r.Steps), 100*r.Threshold)
+	fmt.Fprintf(&b, "\nBisected over %d commits in %d steps, for a slowdown over %.3g%%; the last step, the commit against its parent:\n\n", r.Commits, len(r.Steps), 100*r.Threshold)
 	if g.Confirm != nil {
 		f := benchrun.Gerrit
 		if md {

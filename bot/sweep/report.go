@@ -60,6 +60,11 @@ func (res *Result) WriteText(w io.Writer) error {
 			continue
 		}
 		for _, a := range t.Actions {
+			if a.Change == "" {
+				// Not a change's: a track's bisection, say.
+				fmt.Fprintf(&b, "%s: %s\n", t.Task, a.What)
+				continue
+			}
 			fmt.Fprintf(&b, "%s: change %s: %s\n", t.Task, a.Change, a.What)
 		}
 	}

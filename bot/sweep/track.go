@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,8 +43,7 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 			return nil, err
 		}
 		if s.DryRun() {
-			return &TaskResult{Summary: fmt.Sprintf("would queue the track job of %s for serve's workers", name),
-				Actions: []Action{{Change: name, What: "would queue its track job"}}}, nil
+			return &TaskResult{Summary: fmt.Sprintf("would queue the track job of %s for serve's workers", name)}, nil
 		}
 		res, err := ti.InsertTrack(ctx, &queue.TrackArgs{Track: name, Source: tc.Source, Branch: tc.Branch, Request: req})
 		if err != nil {
@@ -53,7 +53,7 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		if res.Duplicate {
 			what = fmt.Sprintf("track job %d already queued (%s)", res.ID, res.State)
 		}
-		return &TaskResult{Summary: what + " for " + name, Actions: []Action{{Change: name, What: what, Job: &res}}}, nil
+		return &TaskResult{Summary: what + " for " + name}, nil
 	}
 	if s.DryRun() {
 		return &TaskResult{Summary: fmt.Sprintf("would record the new commits of %s here, and bisect and comment on their slowdowns", tc.Branch)}, nil
@@ -68,16 +68,16 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 	}
 	tr := &TaskResult{Summary: fmt.Sprintf("%s: recorded %d commits, %d change points found, %d bisected", res.Track, len(res.Recorded), len(res.Found), len(res.Bisections))}
 	for _, b := range res.Bisections {
-		a := Action{Change: res.Track}
+		a := Action{}
 		switch {
 		case b.Result == nil:
 			continue
 		case b.Result.Culprit == nil:
-			a.What = "no culprit: " + b.Result.Reason
+			a.What = res.Track + ": no culprit: " + b.Result.Reason
 		case b.Post != nil:
-			a.URL, a.What = b.Post.URL, fmt.Sprintf("culprit %s, commented on %s (%s)", b.Result.Culprit.Hash[:12], b.Review, b.Post.Action)
+			a.URL, a.What = b.Post.URL, fmt.Sprintf("%s: culprit %s, commented on %s (%s)", res.Track, b.Result.Culprit.Hash[:12], b.Review, b.Post.Action)
 		default:
-			a.What = fmt.Sprintf("culprit %s, not commented: %s", b.Result.Culprit.Hash[:12], b.NoReview)
+			a.What = fmt.Sprintf("%s: culprit %s, not commented: %s", res.Track, b.Result.Culprit.Hash[:12], cmp.Or(b.NoReview, "no review server"))
 		}
 		tr.Actions = append(tr.Actions, a)
 	}
