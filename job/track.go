@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -198,12 +199,11 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		return res, err
 	}
 	bisects := 0
+	var failed []error
 	for _, g := range groupChanges(changes) {
-		state := g.Changes[0].State
+		state := g.state()
 		rg := Range{g.Good, g.Bad}
 		switch {
-		case state != track.StateFound && state != track.StateBisected:
-			continue
 		case req.Range != nil && *req.Range != rg:
 			continue
 		case req.Range == nil && req.Queue != nil:
@@ -220,19 +220,52 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 			}
 			bisects++
 			if err := t.bisectGroup(ctx, name, g); err != nil {
-				return res, err
+				// The next range is not held up by this one's failure;
+				// this one is tried again by the next run, up to
+				// MaxTries.
+				if ctx.Err() != nil {
+					return res, err
+				}
+				failed = append(failed, t.failed(ctx, name, g, err))
+				continue
 			}
 		} else if err := g.load(); err != nil {
 			return res, err
 		}
 		res.Bisections = append(res.Bisections, g)
-		if g.Changes[0].State == track.StateBisected {
+		if g.state() == track.StateBisected {
 			if err := t.comment(ctx, name, branch, g); err != nil {
-				return res, err
+				if ctx.Err() != nil {
+					return res, err
+				}
+				failed = append(failed, t.failed(ctx, name, g, err))
 			}
 		}
 	}
-	return res, nil
+	return res, errors.Join(failed...)
+}
+
+// MaxTries is how many runs try a range's bisection and comment before
+// it is given up, with the last error as the reason (StateNoCulprit):
+// a failure that three runs did not mend (a pull request that refuses
+// comments, a bisection over the job's time) would otherwise be tried on
+// every run, forever.
+const MaxTries = 3
+
+// failed records a failed try of g's bisection or comment and returns err;
+// at the MaxTries-th the changes are given up.
+func (t *tracker) failed(ctx context.Context, name string, g *TrackBisection, err error) error {
+	for _, c := range g.Changes {
+		c.Tries++
+		if c.Tries >= MaxTries {
+			c.State, c.Reason = track.StateNoCulprit, fmt.Sprintf("given up after %d tries: %v", c.Tries, err)
+		}
+		if uerr := t.store.UpdateChange(ctx, name, c); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+	}
+	t.say("failed: %s..%s: %v", abbrev.Hash(g.Good), abbrev.Hash(g.Bad), err)
+	return err
 }
 
 // record records the track's new commits and finds its new change points.
@@ -270,6 +303,12 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 			return ctx.Err()
 		}
 		var values []track.Value
+		if err != nil && ref != "" && strings.HasPrefix(err.Error(), "old side") {
+			// The reference's failure, not the commit's: recording
+			// it as the commit's would leave every commit after it
+			// without values.
+			return fmt.Errorf("track %s: the reference commit %s (the track's first with values) fails now, so nothing more can be recorded against it: %v; track the branch under a new name to start from its head", name, abbrev.Hash(ref), firstLine(err.Error()))
+		}
 		if err != nil {
 			c.Error = firstLine(err.Error())
 		} else {
@@ -299,8 +338,15 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 	if err != nil {
 		return err
 	}
+	known, err := t.store.Changes(ctx, name)
+	if err != nil {
+		return err
+	}
 	now := time.Now().UTC()
 	for _, c := range track.Detect(series, changepoint.Options{MinChange: threshold, Log: true}) {
+		if moved(c, known, series) {
+			continue
+		}
 		c.Found = now
 		added, err := t.store.AddChange(ctx, name, c)
 		if err != nil {
@@ -312,6 +358,29 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 		}
 	}
 	return nil
+}
+
+// moved reports whether c is a change point known already, found again a
+// recorded commit or two away: detection runs on the whole history each
+// run, and a change point can move as points come after it. It is the
+// same change; recording it would bisect and comment on it again.
+func moved(c *track.Change, known []*track.Change, series []*track.Series) bool {
+	var hashes []string
+	for _, s := range series {
+		if s.Key == c.Key {
+			hashes = s.Hashes
+		}
+	}
+	at := slices.Index(hashes, c.Hash)
+	for _, k := range known {
+		if k.Key != c.Key {
+			continue
+		}
+		if i := slices.Index(hashes, k.Hash); i >= 0 && at >= 0 && max(i-at, at-i) <= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // trackName returns the branch tracked and the track's name.
@@ -391,13 +460,16 @@ func valuesOf(r *benchrun.Result, ref map[track.SeriesKey]float64) []track.Value
 	return out
 }
 
-// groupChanges returns the slowdowns by range to bisect (Good, Bad), in
-// the order of their commits: one bisection answers them all.
+// groupChanges returns the slowdowns left to bisect or comment on (found
+// or bisected), by range to bisect (Good, Bad), in the order of their
+// commits: one bisection answers them all. A change already done is not
+// in a group, so that a slowdown found later in a range bisected before
+// gets a bisection of its own.
 func groupChanges(changes []*track.Change) []*TrackBisection {
 	var out []*TrackBisection
 	by := map[[2]string]*TrackBisection{}
 	for _, c := range changes {
-		if c.State == track.StateImproved {
+		if c.State != track.StateFound && c.State != track.StateBisected {
 			continue
 		}
 		k := [2]string{c.Good, c.Bad}
@@ -417,6 +489,20 @@ func groupChanges(changes []*track.Change) []*TrackBisection {
 type stored struct {
 	Result  *bisect.Result   `json:"result"`
 	Confirm *benchrun.Result `json:"confirm,omitempty"`
+}
+
+// state returns what g waits for: StateFound while one of its changes is
+// not bisected (the bisection answers them all), StateBisected while one
+// waits for its comment, else what became of them.
+func (g *TrackBisection) state() string {
+	for _, want := range []string{track.StateFound, track.StateBisected} {
+		for _, c := range g.Changes {
+			if c.State == want {
+				return want
+			}
+		}
+	}
+	return g.Changes[0].State
 }
 
 // load reads g's bisection back from its first change.
@@ -552,7 +638,10 @@ var changeIDRE = regexp.MustCompile(`(?m)^Change-Id: (I[0-9a-f]{40})\s*$`)
 func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBisection) error {
 	req := t.req
 	culprit := g.Result.Culprit.Hash
-	kind := "regression-" + culprit[:12]
+	// One comment per culprit and range: two ranges whose bisections
+	// name one culprit (two tracks of one repository, say) do not edit
+	// each other's comment away.
+	kind := "regression-" + culprit[:12] + "-" + g.Good[:8]
 	clients := t.env.clients(t.cfg, req.DryRun)
 	var err error
 	switch {

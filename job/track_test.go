@@ -467,3 +467,63 @@ func TestBisectThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestMoved: a change point found again one or two recorded commits from
+// a known one of its series is the same change; further away, or of
+// another series, it is new.
+func TestMoved(t *testing.T) {
+	k, other := track.SeriesKey{Package: "p", Name: "A-2", Unit: "sec/op"}, track.SeriesKey{Package: "p", Name: "B-2", Unit: "sec/op"}
+	hashes := []string{"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7"}
+	series := []*track.Series{{Key: k, Hashes: hashes}, {Key: other, Hashes: hashes}}
+	known := []*track.Change{{Key: k, Hash: "h3"}}
+	for _, c := range []struct {
+		key  track.SeriesKey
+		hash string
+		want bool
+	}{
+		{k, "h3", true}, {k, "h4", true}, {k, "h1", true}, {k, "h6", false}, {k, "h0", false}, {other, "h3", false},
+	} {
+		if got := moved(&track.Change{Key: c.key, Hash: c.hash}, known, series); got != c.want {
+			t.Errorf("moved(%s at %s) = %v, want %v", c.key.Name, c.hash, got, c.want)
+		}
+	}
+}
+
+// TestTrackGivesUp: a comment that fails on MaxTries runs is given up,
+// with its error as the reason, and not tried again.
+func TestTrackGivesUp(t *testing.T) {
+	dir, hashes := trackHistory(t, 20)
+	m := newTrackModel(hashes, func(i int) float64 {
+		if i >= 10 {
+			return 1.3e-6
+		}
+		return 1e-6
+	})
+	gh := reviewtest.NewGitHub("gopher/work")
+	defer gh.Close()
+	gh.SetPullRequest(7, reviewtest.PullRequest{Head: strings.Repeat("1", 40), MergeCommit: hashes[10], State: "closed", Merged: true})
+	gh.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == "POST" {
+			http.Error(w, "locked", http.StatusForbidden)
+			return true
+		}
+		return false
+	})
+	store := openTestStore(t)
+	env := Env{Getenv: func(k string) string {
+		return map[string]string{"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
+	}}
+	cfg := config.Default()
+	cfg.Review.Attempts, cfg.Review.Backoff = 1, time.Millisecond
+	for run := 1; run <= MaxTries+1; run++ {
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: "gopher/work"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		_, err := tr.run(context.Background())
+		if (err != nil) != (run <= MaxTries) {
+			t.Errorf("run %d: %v, want an error on the first %d only", run, err, MaxTries)
+		}
+	}
+	changes, _ := store.Changes(context.Background(), "example.com/work@main")
+	if len(changes) != 1 || changes[0].State != track.StateNoCulprit || !strings.Contains(changes[0].Reason, "given up after 3 tries") {
+		t.Errorf("changes %+v, want one given up", changes)
+	}
+}

@@ -26,15 +26,17 @@ by its Change-Id (-gerrit).
 
 Each run records the commits after the last one recorded, oldest first:
 every commit, or one in -every, at most -max a run (a first run starts
--every × -max commits back). Each commit's benchmarks run alone, -count
-times; the median of each is its value. Then every benchmark's series is
+-every × -max commits back). Each commit's benchmarks run -count times,
+interleaved with those of the track's first commit with values (its
+reference), so that the machine's drift cancels; a value is the ratio of
+the two medians times the reference's value. Then every benchmark's series is
 searched for change points (E-divisive means with Welch's t-test, as
 Apache Otava/Hunter do, of at least -threshold), each recorded once. A
 speedup is recorded and shown; a slowdown is bisected (as patchbot bisect
 does, at most -max-bisect a run) over the recorded commits around it, and
 the culprit gets one comment with the confirming comparison and the steps.
 What a run leaves undone (a bisection over the bound, a comment the server
-refused) the next run does.
+refused) the next run does, up to 3 tries a slowdown.
 
 The database is the queue's (-db, as serve takes it: SQLite or PostgreSQL);
 the history's tables are beside River's. -show prints what is recorded of

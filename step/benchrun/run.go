@@ -62,7 +62,7 @@ type Options struct {
 	// Single runs Head alone, Count times, and compares nothing: every
 	// row of the result is Head's (its benchmarks are "added"), its
 	// summary in Row.New. It is how a history is recorded, one commit
-	// at a time (bot/track). Base and Plan are then ignored.
+	// at a time (step/track's first commit). Base and Plan are then ignored.
 	Single bool
 
 	// Plan, when set, makes the comparison sequential (-count auto):

@@ -62,6 +62,7 @@ var schema = []string{
 		reason TEXT NOT NULL,
 		bisect TEXT NOT NULL,
 		comment TEXT NOT NULL,
+		tries BIGINT NOT NULL,
 		PRIMARY KEY (track, pkg, name, unit, hash)
 	)`,
 }
@@ -185,6 +186,14 @@ func (s *Store) Add(ctx context.Context, track string, c *Commit, values []Value
 		return false, err
 	}
 	defer tx.Rollback()
+	if s.engine == "postgres" {
+		// Two runs of one track (the command line beside serve's job)
+		// add one after the other; SQLite's transactions take the
+		// write lock when they begin.
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "patchbot-track:"+track); err != nil {
+			return false, err
+		}
+	}
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM patchbot_track_commit WHERE track = $1 AND hash = $2", track, c.Hash).Scan(&n); err != nil {
 		return false, err
@@ -301,6 +310,8 @@ type Change struct {
 	// Comment the comment's URL.
 	Bisect  string `json:"-"`
 	Comment string `json:"comment,omitempty"`
+	// Tries counts the runs whose bisection or comment of it failed.
+	Tries int `json:"tries,omitempty"`
 }
 
 // Ratio returns After/Before: above 1 for a slowdown of a time.
@@ -310,10 +321,10 @@ func (c *Change) Ratio() float64 { return c.After / c.Before }
 // and says whether it did.
 func (s *Store) AddChange(ctx context.Context, track string, c *Change) (bool, error) {
 	res, err := s.db.ExecContext(ctx, `INSERT INTO patchbot_track_change
-		(track, pkg, name, unit, hash, prev, good, bad, before, after, p, found, state, culprit, reason, bisect, comment)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+		(track, pkg, name, unit, hash, prev, good, bad, before, after, p, found, state, culprit, reason, bisect, comment, tries)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		ON CONFLICT (track, pkg, name, unit, hash) DO NOTHING`,
-		track, c.Key.Package, c.Key.Name, c.Key.Unit, c.Hash, c.Prev, c.Good, c.Bad, c.Before, c.After, c.P, c.Found.Unix(), c.State, c.Culprit, c.Reason, c.Bisect, c.Comment)
+		track, c.Key.Package, c.Key.Name, c.Key.Unit, c.Hash, c.Prev, c.Good, c.Bad, c.Before, c.After, c.P, c.Found.Unix(), c.State, c.Culprit, c.Reason, c.Bisect, c.Comment, c.Tries)
 	if err != nil {
 		return false, fmt.Errorf("track %s: recording the change of %s at %s: %v", track, c.Key, c.Hash, err)
 	}
@@ -323,9 +334,9 @@ func (s *Store) AddChange(ctx context.Context, track string, c *Change) (bool, e
 
 // UpdateChange records c's state, culprit, reason, bisection and comment.
 func (s *Store) UpdateChange(ctx context.Context, track string, c *Change) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE patchbot_track_change SET state = $1, culprit = $2, reason = $3, bisect = $4, comment = $5
-		WHERE track = $6 AND pkg = $7 AND name = $8 AND unit = $9 AND hash = $10`,
-		c.State, c.Culprit, c.Reason, c.Bisect, c.Comment, track, c.Key.Package, c.Key.Name, c.Key.Unit, c.Hash)
+	_, err := s.db.ExecContext(ctx, `UPDATE patchbot_track_change SET state = $1, culprit = $2, reason = $3, bisect = $4, comment = $5, tries = $6
+		WHERE track = $7 AND pkg = $8 AND name = $9 AND unit = $10 AND hash = $11`,
+		c.State, c.Culprit, c.Reason, c.Bisect, c.Comment, c.Tries, track, c.Key.Package, c.Key.Name, c.Key.Unit, c.Hash)
 	if err != nil {
 		return fmt.Errorf("track %s: updating the change of %s at %s: %v", track, c.Key, c.Hash, err)
 	}
@@ -335,7 +346,7 @@ func (s *Store) UpdateChange(ctx context.Context, track string, c *Change) error
 // Changes returns the track's change points, in the order of their
 // commits, then by series.
 func (s *Store) Changes(ctx context.Context, track string) ([]*Change, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT ch.pkg, ch.name, ch.unit, ch.hash, ch.prev, ch.good, ch.bad, ch.before, ch.after, ch.p, ch.found, ch.state, ch.culprit, ch.reason, ch.bisect, ch.comment
+	rows, err := s.db.QueryContext(ctx, `SELECT ch.pkg, ch.name, ch.unit, ch.hash, ch.prev, ch.good, ch.bad, ch.before, ch.after, ch.p, ch.found, ch.state, ch.culprit, ch.reason, ch.bisect, ch.comment, ch.tries
 		FROM patchbot_track_change ch JOIN patchbot_track_commit c ON c.track = ch.track AND c.hash = ch.hash
 		WHERE ch.track = $1 ORDER BY c.seq, ch.pkg, ch.name, ch.unit`, track)
 	if err != nil {
@@ -346,7 +357,7 @@ func (s *Store) Changes(ctx context.Context, track string) ([]*Change, error) {
 	for rows.Next() {
 		c := &Change{}
 		var found int64
-		if err := rows.Scan(&c.Key.Package, &c.Key.Name, &c.Key.Unit, &c.Hash, &c.Prev, &c.Good, &c.Bad, &c.Before, &c.After, &c.P, &found, &c.State, &c.Culprit, &c.Reason, &c.Bisect, &c.Comment); err != nil {
+		if err := rows.Scan(&c.Key.Package, &c.Key.Name, &c.Key.Unit, &c.Hash, &c.Prev, &c.Good, &c.Bad, &c.Before, &c.After, &c.P, &found, &c.State, &c.Culprit, &c.Reason, &c.Bisect, &c.Comment, &c.Tries); err != nil {
 			return nil, err
 		}
 		c.Found = time.Unix(found, 0).UTC()

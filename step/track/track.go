@@ -1,6 +1,7 @@
 // Package track keeps a branch's benchmark history and finds where it
 // changed: the commits of the branch, recorded one after another (each
-// commit's benchmarks run alone, by step/benchrun), in a Store in the
+// commit's benchmarks run by step/benchrun, interleaved with a reference
+// commit's), in a Store in the
 // queue's database; and the change points of each benchmark's series
 // (step/changepoint), each recorded once, with what its bisection and
 // comment made of it.
@@ -69,7 +70,7 @@ func Pending(o PlanOptions) (*Plan, error) {
 	}
 	h, err := repo.ResolveRevision(plumbing.Revision(branch))
 	if err != nil {
-		return nil, fmt.Errorf("branch %q: not found; name a branch, tag or commit", branch)
+		return nil, fmt.Errorf("branch %q: not found (%v); name a branch, tag or commit", branch, err)
 	}
 	head, err := repo.CommitObject(*h)
 	if err != nil {
@@ -149,6 +150,9 @@ func Detect(series []*Series, o changepoint.Options) []*Change {
 		if s.Key.Unit != Unit {
 			continue
 		}
+		if o.Log {
+			s = positive(s)
+		}
 		for _, p := range changepoint.Detect(s.Points, o) {
 			c := &Change{Key: s.Key, Hash: s.Hashes[p.Index], Prev: s.Hashes[p.Index-1], Before: p.Before, After: p.After, P: p.P, State: StateFound}
 			c.Good = s.Hashes[max(p.Index-2, 0)]
@@ -157,6 +161,19 @@ func Detect(series []*Series, o changepoint.Options) []*Change {
 				c.State = StateImproved
 			}
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// positive returns s without its points that are not positive (a time of
+// 0, which a benchmark that does nothing can report): their logarithms are
+// not numbers.
+func positive(s *Series) *Series {
+	out := &Series{Key: s.Key}
+	for i, v := range s.Points {
+		if v > 0 {
+			out.Hashes, out.Points = append(out.Hashes, s.Hashes[i]), append(out.Points, v)
 		}
 	}
 	return out
