@@ -1,6 +1,7 @@
 package job
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,8 +215,8 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 			continue
 		}
 		if state == track.StateFound {
-			if bisects == cmpOr(req.MaxBisect, DefaultMaxBisect) {
-				t.say("bisection of %s left for the next run (at most %d a run)", rg, cmpOr(req.MaxBisect, DefaultMaxBisect))
+			if bisects == cmp.Or(req.MaxBisect, DefaultMaxBisect) {
+				t.say("bisection of %s left for the next run (at most %d a run)", rg, cmp.Or(req.MaxBisect, DefaultMaxBisect))
 				continue
 			}
 			bisects++
@@ -275,7 +276,7 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 	if err != nil {
 		return err
 	}
-	every, maxN := cmpOr(req.Every, 1), cmpOr(req.Max, DefaultTrackMax)
+	every, maxN := cmp.Or(req.Every, 1), cmp.Or(req.Max, DefaultTrackMax)
 	plan, err := track.Pending(track.PlanOptions{Dir: req.Repo, Branch: branch, Last: last, Every: every, Max: maxN})
 	if err != nil {
 		return err
@@ -385,7 +386,7 @@ func moved(c *track.Change, known []*track.Change, series []*track.Series) bool 
 
 // trackName returns the branch tracked and the track's name.
 func trackName(req *TrackRequest) (branch, name string, err error) {
-	dir := cmpOr(req.Repo, ".")
+	dir := cmp.Or(req.Repo, ".")
 	branch = req.Branch
 	if branch == "" {
 		repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
@@ -620,15 +621,6 @@ func firstLine(s string) string {
 	return line
 }
 
-// cmpOr returns v, or def when v is zero.
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
 // changeIDRE finds a commit message's Change-Id trailer.
 var changeIDRE = regexp.MustCompile(`(?m)^Change-Id: (I[0-9a-f]{40})\s*$`)
 
@@ -661,7 +653,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		}
 		pr := review.PullRequest{Owner: owner, Repo: repo, Number: prs[0]}
 		g.Review = review.GitHubTarget(pr).String()
-		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, branch, g, true)})
+		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, g, true)})
 	case req.Gerrit != "":
 		id, ierr := changeIDOf(req.Repo, culprit)
 		if ierr != nil {
@@ -676,7 +668,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 			return cerr
 		}
 		g.Review = "gerrit:" + req.Gerrit + ":" + id
-		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, branch, g, false)}, Once: true})
+		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
 	default:
 		// Kept bisected: a later run given a server comments.
 		t.say("not commented: no review server to comment on (-github or -gerrit)")
@@ -686,7 +678,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		return fmt.Errorf("track: commenting on the culprit %s: %w", abbrev.Hash(culprit), err)
 	}
 	if req.DryRun {
-		t.say("dry run: would comment on %s", cmpOr(g.Review, "nothing: "+g.NoReview))
+		t.say("dry run: would comment on %s", cmp.Or(g.Review, "nothing: "+g.NoReview))
 		return nil
 	}
 	for _, c := range g.Changes {
@@ -710,7 +702,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has
 // none.
 func changeIDOf(dir, hash string) (string, error) {
-	repo, err := git.PlainOpenWithOptions(cmpOr(dir, "."), &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := git.PlainOpenWithOptions(cmp.Or(dir, "."), &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return "", err
 	}

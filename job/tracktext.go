@@ -15,7 +15,7 @@ import (
 // the culprit against its parent, and the bisection's steps. What came
 // from outside (the track's name, commit subjects, benchmark and package
 // names) is escaped for the medium, as bench replies are.
-func regressionText(name, branch string, g *TrackBisection, md bool) string {
+func regressionText(name string, g *TrackBisection, md bool) string {
 	text, code := escape.Gerrit, escape.Gerrit
 	if md {
 		text, code = escape.Markdown, escape.MarkdownCode

@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/patchbot/patchbot/step/track"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
@@ -289,4 +291,21 @@ func OpenSQL(ctx context.Context, db DB) (*sql.DB, error) {
 		return d, nil
 	}
 	return nil, &URLError{db.String(), "unknown engine"}
+}
+
+// OpenTracks opens the history patchbot track keeps in db's database
+// (OpenSQL, then track.Open, which migrates its schema), and returns it
+// with the function that closes it: for track, sweep's track task and
+// serve alike.
+func OpenTracks(ctx context.Context, db DB) (*track.Store, func(), error) {
+	sqldb, err := OpenSQL(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := track.Open(ctx, sqldb, db.Engine)
+	if err != nil {
+		sqldb.Close()
+		return nil, nil, err
+	}
+	return store, func() { sqldb.Close() }, nil
 }

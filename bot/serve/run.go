@@ -29,7 +29,6 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
-	"github.com/patchbot/patchbot/step/track"
 )
 
 // The HTTP server's timeouts: a webhook's answer comes once its job is
@@ -485,14 +484,9 @@ func openTracks(ctx context.Context, dbURL string) (TrackStore, func(), error) {
 	if err != nil {
 		return TrackStore{}, nil, err
 	}
-	sqldb, err := queue.OpenSQL(ctx, db)
+	store, closeStore, err := queue.OpenTracks(ctx, db)
 	if err != nil {
 		return TrackStore{}, nil, err
 	}
-	store, err := track.Open(ctx, sqldb, db.Engine)
-	if err != nil {
-		sqldb.Close()
-		return TrackStore{}, nil, err
-	}
-	return TrackStore{store}, func() { sqldb.Close() }, nil
+	return TrackStore{store}, closeStore, nil
 }

@@ -152,14 +152,9 @@ func openTracks(ctx context.Context, dbURL string) (*track.Store, func(), error)
 	if err != nil {
 		return nil, nil, &remedy.FieldError{Field: "db", Value: dbURL, Reason: err.Error()}
 	}
-	sqldb, err := queue.OpenSQL(ctx, db)
+	store, closeStore, err := queue.OpenTracks(ctx, db)
 	if err != nil {
 		return nil, nil, &job.SetupError{Err: err}
 	}
-	store, err := track.Open(ctx, sqldb, db.Engine)
-	if err != nil {
-		sqldb.Close()
-		return nil, nil, &job.SetupError{Err: err}
-	}
-	return store, func() { sqldb.Close() }, nil
+	return store, closeStore, nil
 }

@@ -158,16 +158,9 @@ func (a *Areas) Checkout(ctx context.Context, src Source) (*Checkout, error) {
 
 func (c *Checkout) fetch(ctx context.Context, src Source) error {
 	a := c.a
-	if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err != nil {
-		if err := os.MkdirAll(a.Root, 0o755); err != nil {
-			return err
-		}
-		if _, err := a.git(ctx, "", "init", "-q", c.Dir); err != nil {
-			return err
-		}
+	if err := c.init(ctx); err != nil {
+		return err
 	}
-	// What a previous job in this area may have left, if it was killed.
-	c.clean(ctx)
 	specs := []string{"+" + src.Ref + ":" + jobRef}
 	if src.BaseBranch != "" {
 		specs = append(specs, "+refs/heads/"+src.BaseBranch+":"+baseRef)
@@ -211,6 +204,21 @@ func (c *Checkout) fetch(ctx context.Context, src Source) error {
 		}
 		c.Base = base
 	}
+	return nil
+}
+
+// init creates the area's repository on its first use, and cleans what a
+// previous job in it may have left, if it was killed.
+func (c *Checkout) init(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err != nil {
+		if err := os.MkdirAll(c.a.Root, 0o755); err != nil {
+			return err
+		}
+		if _, err := c.a.git(ctx, "", "init", "-q", c.Dir); err != nil {
+			return err
+		}
+	}
+	c.clean(ctx)
 	return nil
 }
 
@@ -390,15 +398,9 @@ func (a *Areas) Branch(ctx context.Context, url, branch string) (*Checkout, erro
 
 func (c *Checkout) fetchBranch(ctx context.Context, url, branch string) error {
 	a := c.a
-	if _, err := os.Stat(filepath.Join(c.Dir, ".git")); err != nil {
-		if err := os.MkdirAll(a.Root, 0o755); err != nil {
-			return err
-		}
-		if _, err := a.git(ctx, "", "init", "-q", c.Dir); err != nil {
-			return err
-		}
+	if err := c.init(ctx); err != nil {
+		return err
 	}
-	c.clean(ctx)
 	if _, err := a.git(ctx, c.Dir, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", url, "+refs/heads/"+branch+":"+c.Ref); err != nil {
 		if out, lerr := a.git(ctx, c.Dir, "ls-remote", "--", url, "refs/heads/"+branch); lerr == nil && strings.TrimSpace(out) == "" {
 			return &SourceError{What: "branch", Value: branch, Reason: "does not exist in the repository: name a branch it has"}

@@ -114,15 +114,11 @@ could, 1 on failure, 2 for bad flags.`,
 			if !(threshold > 0 && threshold < 100) {
 				return usagef("-threshold: %s: want a change above 0%% and under 100%%, like 5%%", threshold)
 			}
-			sqldb, err := queue.OpenSQL(e.ctx, db)
+			store, closeStore, err := queue.OpenTracks(e.ctx, db)
 			if err != nil {
 				return err
 			}
-			defer sqldb.Close()
-			store, err := track.Open(e.ctx, sqldb, db.Engine)
-			if err != nil {
-				return err
-			}
+			defer closeStore()
 			req := &job.TrackRequest{Repo: *repo, Branch: *branch, Name: *name, Every: *every, Max: *maxN, MaxBisect: *maxBisect,
 				Threshold: threshold.Fraction(), GitHub: *ghRepo, Gerrit: *gerritURL, DryRun: *dryRun,
 				Bench: job.BenchSettings{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, Sandbox: *sandboxed}}
