@@ -195,7 +195,7 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 
 	// Bisect what waits, grouped by range, then comment; both resume
 	// where a run that died left them.
-	changes, err := t.store.Changes(ctx, name)
+	changes, err := t.store.Changes(ctx, name, track.Window{})
 	if err != nil {
 		return res, err
 	}
@@ -335,11 +335,11 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 
 	// Detect, on the whole history; a change point already recorded is
 	// not new.
-	series, err := t.store.Series(ctx, name)
+	series, err := t.store.Series(ctx, name, track.Window{})
 	if err != nil {
 		return err
 	}
-	known, err := t.store.Changes(ctx, name)
+	known, err := t.store.Changes(ctx, name, track.Window{})
 	if err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func trackName(req *TrackRequest) (branch, name string, err error) {
 // reference returns the track's reference commit, its first recorded
 // with values, and those values; "" when there is none yet.
 func (t *tracker) reference(ctx context.Context, name string) (string, map[track.SeriesKey]float64, error) {
-	h, err := ReadHistory(ctx, t.store, name)
+	h, err := ReadHistory(ctx, t.store, name, track.Window{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -717,37 +717,55 @@ func changeIDOf(dir, hash string) (string, error) {
 	return m[len(m)-1][1], nil
 }
 
-// A History is what a store holds of one track: the commits recorded,
-// oldest first, each benchmark's series, and the change points with
-// what became of them.
+// A History is what a store holds of one track, or of a window of it
+// (track.Window): the commits recorded, oldest first, each benchmark's
+// series, and the change points with what became of them.
 type History struct {
-	Track   string          `json:"track"`
-	Commits []track.Commit  `json:"commits"`
-	Series  []*track.Series `json:"series"`
-	Changes []*track.Change `json:"changes"`
+	Track string `json:"track"`
+	// Recorded counts the track's commits, in the window or not.
+	Recorded int64           `json:"recorded"`
+	Commits  []track.Commit  `json:"commits"`
+	Series   []*track.Series `json:"series"`
+	// MoreSeries says that the window left out some series.
+	MoreSeries bool            `json:"more_series,omitempty"`
+	Changes    []*track.Change `json:"changes"`
 }
 
-// TrackHistory reads the history of req's track (its Name, or the one
-// Track would give it) from store.
+// TrackHistory reads the whole history of req's track (its Name, or the
+// one Track would give it) from store.
 func TrackHistory(ctx context.Context, req *TrackRequest, store *track.Store) (*History, error) {
 	_, name, err := trackName(req)
 	if err != nil {
 		return nil, err
 	}
-	return ReadHistory(ctx, store, name)
+	return ReadHistory(ctx, store, name, track.Window{})
 }
 
-// ReadHistory reads the history of the track called name from store.
-func ReadHistory(ctx context.Context, store *track.Store, name string) (*History, error) {
+// ReadHistory reads the history of the track called name from store, the
+// part of it in w.
+func ReadHistory(ctx context.Context, store *track.Store, name string, w track.Window) (*History, error) {
 	h := &History{Track: name}
-	var err error
-	if h.Commits, err = store.Commits(ctx, name); err != nil {
+	last, err := store.Last(ctx, name)
+	if err != nil {
 		return nil, err
 	}
-	if h.Series, err = store.Series(ctx, name); err != nil {
+	if last != nil {
+		h.Recorded = last.Seq
+	}
+	if h.Commits, err = store.Commits(ctx, name, w); err != nil {
 		return nil, err
 	}
-	if h.Changes, err = store.Changes(ctx, name); err != nil {
+	more := w
+	if w.Series > 0 {
+		more.Series++ // one more, to know whether there are more
+	}
+	if h.Series, err = store.Series(ctx, name, more); err != nil {
+		return nil, err
+	}
+	if w.Series > 0 && len(h.Series) > w.Series {
+		h.Series, h.MoreSeries = h.Series[:w.Series], true
+	}
+	if h.Changes, err = store.Changes(ctx, name, w); err != nil {
 		return nil, err
 	}
 	h.Commits = cmpOrSlice(h.Commits)

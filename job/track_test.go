@@ -225,7 +225,7 @@ func TestTrackTarget(t *testing.T) {
 	if len(res.Recorded) != 0 || len(res.Found) != 0 || len(res.Bisections) != 0 || gh.Count("POST ") != posts {
 		t.Errorf("second run: recorded %d, found %d, bisected %d, posted %d; want nothing\n%s", len(res.Recorded), len(res.Found), len(res.Bisections), gh.Count("POST ")-posts, log.String())
 	}
-	changes, err := store.Changes(context.Background(), res.Track)
+	changes, err := store.Changes(context.Background(), res.Track, track.Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestTrackResume(t *testing.T) {
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "commenting on the culprit") {
 		t.Fatalf("with GitHub down: %v, want the comment's error", err)
 	}
-	changes, _ := store.Changes(context.Background(), "example.com/work@main")
+	changes, _ := store.Changes(context.Background(), "example.com/work@main", track.Window{})
 	if len(changes) != 1 || changes[0].State != track.StateBisected || changes[0].Culprit != hashes[10] {
 		t.Fatalf("after the failed comment: %+v, want one change bisected to commit 10", changes)
 	}
@@ -522,7 +522,7 @@ func TestTrackGivesUp(t *testing.T) {
 			t.Errorf("run %d: %v, want an error on the first %d only", run, err, MaxTries)
 		}
 	}
-	changes, _ := store.Changes(context.Background(), "example.com/work@main")
+	changes, _ := store.Changes(context.Background(), "example.com/work@main", track.Window{})
 	if len(changes) != 1 || changes[0].State != track.StateNoCulprit || !strings.Contains(changes[0].Reason, "given up after 3 tries") {
 		t.Errorf("changes %+v, want one given up", changes)
 	}

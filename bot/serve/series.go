@@ -21,92 +21,67 @@ import (
 // database, for the status page's series and /api/series. TrackStore is
 // the one of a *track.Store.
 type Tracks interface {
-	Tracks(ctx context.Context) ([]string, error)
-	History(ctx context.Context, name string) (*job.History, error)
+	// Tracks returns the tracks' names, sorted, at most max of them.
+	Tracks(ctx context.Context, max int) ([]string, error)
+	// History returns the part of the named track's history in w.
+	History(ctx context.Context, name string, w track.Window) (*job.History, error)
 }
 
 // TrackStore is the Tracks of a store.
 type TrackStore struct{ Store *track.Store }
 
-func (s TrackStore) Tracks(ctx context.Context) ([]string, error) { return s.Store.Tracks(ctx) }
-func (s TrackStore) History(ctx context.Context, name string) (*job.History, error) {
-	return job.ReadHistory(ctx, s.Store, name)
+func (s TrackStore) Tracks(ctx context.Context, max int) ([]string, error) {
+	return s.Store.Tracks(ctx, max)
 }
 
-// Bounds of what the page and /api/series show, whatever the database
-// holds: tracks, series a track (the page plots time only), and the
-// latest points a series.
+func (s TrackStore) History(ctx context.Context, name string, w track.Window) (*job.History, error) {
+	return job.ReadHistory(ctx, s.Store, name, w)
+}
+
+// Bounds of what the page and /api/series read and show, whatever the
+// database holds (the page is public): tracks, the latest commits of a
+// track, and its series, the page's of time only.
 const (
 	MaxTracks       = 20
-	MaxSeriesPlots  = 50
 	MaxSeriesPoints = 500
+	MaxSeriesPlots  = 50
+	MaxAPISeries    = 200
 )
 
-// histories reads the tracks' histories, at most MaxTracks, each cut to
-// its latest MaxSeriesPoints commits; only the one named when name is not
-// "".
-func (h *Handler) histories(ctx context.Context, name string) ([]*job.History, error) {
+// histories reads the tracks' histories in w, at most MaxTracks of them;
+// only the one named when name is not "".
+func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([]*job.History, error) {
 	if h.cfg.Tracks == nil {
 		return []*job.History{}, nil
 	}
-	names, err := h.cfg.Tracks.Tracks(ctx)
-	if err != nil {
-		return nil, err
+	names := []string{name}
+	if name == "" {
+		var err error
+		if names, err = h.cfg.Tracks.Tracks(ctx, MaxTracks); err != nil {
+			return nil, err
+		}
 	}
 	out := []*job.History{}
 	for _, n := range names {
-		if name != "" && n != name {
-			continue
-		}
-		if len(out) == MaxTracks {
-			break
-		}
-		hist, err := h.cfg.Tracks.History(ctx, n)
+		hist, err := h.cfg.Tracks.History(ctx, n, w)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, latest(hist, MaxSeriesPoints))
+		if hist.Recorded > 0 {
+			out = append(out, hist)
+		}
 	}
 	return out, nil
 }
 
-// latest returns h with its commits and series cut to the last n
-// commits, and the changes among them.
-func latest(h *job.History, n int) *job.History {
-	if len(h.Commits) <= n {
-		return h
-	}
-	keep := map[string]bool{}
-	for _, c := range h.Commits[len(h.Commits)-n:] {
-		keep[c.Hash] = true
-	}
-	out := &job.History{Track: h.Track, Commits: h.Commits[len(h.Commits)-n:], Series: []*track.Series{}, Changes: []*track.Change{}}
-	for _, s := range h.Series {
-		c := &track.Series{Key: s.Key}
-		for i, hash := range s.Hashes {
-			if keep[hash] {
-				c.Hashes, c.Points = append(c.Hashes, hash), append(c.Points, s.Points[i])
-			}
-		}
-		if len(c.Hashes) > 0 {
-			out.Series = append(out.Series, c)
-		}
-	}
-	for _, c := range h.Changes {
-		if keep[c.Hash] {
-			out.Changes = append(out.Changes, c)
-		}
-	}
-	return out
-}
-
-// apiSeries serves GET /api/series: every track's history as JSON
+// apiSeries serves GET /api/series: the tracks' histories as JSON
 // ({"tracks": [...]}, each as job.History has it), or one track's with
-// ?track=NAME; bounded as the page is.
+// ?track=NAME: the latest MaxSeriesPoints commits of each, and their first
+// MaxAPISeries series of every unit.
 func (h *Handler) apiSeries(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
 	defer cancel()
-	hs, err := h.histories(ctx, r.URL.Query().Get("track"))
+	hs, err := h.histories(ctx, r.URL.Query().Get("track"), track.Window{Commits: MaxSeriesPoints, Series: MaxAPISeries})
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "series", slog.String("error", err.Error()))
 		http.Error(w, "track history: not answering", http.StatusServiceUnavailable)
@@ -115,32 +90,31 @@ func (h *Handler) apiSeries(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"tracks": hs})
 }
 
+// pageWindow is the part of a track's history the status page reads and
+// plots.
+var pageWindow = track.Window{Commits: MaxSeriesPoints, Unit: track.Unit, Series: MaxSeriesPlots}
+
 // A pageTrack is a track on the status page: its plots, one per time
 // series.
 type pageTrack struct {
-	Name    string
-	Commits int
-	Plots   []template.HTML
-	More    int // series not plotted
+	Name     string
+	Recorded int64 // commits recorded
+	Shown    int   // of them, the latest ones plotted
+	Plots    []template.HTML
+	More     bool // series not plotted
 }
 
-// pageTracks returns the status page's tracks.
+// pageTracks returns the status page's tracks, of histories read in the
+// page's window (pageWindow).
 func pageTracks(hs []*job.History) []pageTrack {
 	var out []pageTrack
 	for _, h := range hs {
-		pt := pageTrack{Name: h.Track, Commits: len(h.Commits)}
+		pt := pageTrack{Name: h.Track, Recorded: h.Recorded, Shown: len(h.Commits), More: h.MoreSeries}
 		subjects := map[string]string{}
 		for _, c := range h.Commits {
 			subjects[c.Hash] = c.Subject
 		}
 		for _, s := range h.Series {
-			if s.Key.Unit != track.Unit {
-				continue
-			}
-			if len(pt.Plots) == MaxSeriesPlots {
-				pt.More++
-				continue
-			}
 			var changes []*track.Change
 			for _, c := range h.Changes {
 				if c.Key == s.Key {

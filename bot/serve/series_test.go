@@ -148,15 +148,16 @@ func TestSeries(t *testing.T) {
 	}
 }
 
-// TestSeriesLatest: a long history is cut to its latest points.
+// TestSeriesLatest: a window of a long history: its latest commits, the
+// series and change points among them, and whether series were left out.
 func TestSeriesLatest(t *testing.T) {
 	store := newTrackStore(t)
-	h, err := TrackStore{store}.History(context.Background(), "example.com/m@main")
+	h, err := TrackStore{store}.History(context.Background(), "example.com/m@main", track.Window{Commits: 4, Unit: track.Unit, Series: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := latest(h, 4)
-	if len(l.Commits) != 4 || len(l.Series[0].Points) != 4 || len(l.Changes) != 1 || l.Changes[0].State != track.StateImproved {
-		t.Errorf("latest 4: %d commits, %d points, changes %+v", len(l.Commits), len(l.Series[0].Points), l.Changes)
+	if h.Recorded != 12 || len(h.Commits) != 4 || len(h.Series) != 1 || len(h.Series[0].Points) != 4 || !h.MoreSeries ||
+		len(h.Changes) != 1 || h.Changes[0].State != track.StateImproved {
+		t.Errorf("latest 4: recorded %d, %d commits, %d series (more %v), changes %+v", h.Recorded, len(h.Commits), len(h.Series), h.MoreSeries, h.Changes)
 	}
 }

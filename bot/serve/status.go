@@ -196,7 +196,7 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Jobs = append(p.Jobs, pj)
 	}
-	hs, err := h.histories(ctx, "")
+	hs, err := h.histories(ctx, "", pageWindow)
 	if err != nil {
 		// The jobs are shown still; the series say why they are not.
 		h.log.LogAttrs(ctx, slog.LevelError, "series", slog.String("error", err.Error()))
@@ -264,9 +264,9 @@ pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 {{range .Plots}}<div>{{.}}</div>
 {{end}}{{end}}{{if or .Tracks .TracksError}}<h2>Tracked branches</h2>
 {{if .TracksError}}<p class="err">{{.TracksError}}</p>
-{{end}}{{range .Tracks}}<h3>{{.Name}}: {{.Commits}} commits recorded</h3>
+{{end}}{{range .Tracks}}<h3>{{.Name}}: {{.Recorded}} commits recorded{{if lt .Shown .Recorded}}, the latest {{.Shown}} shown{{end}}</h3>
 {{range .Plots}}<div>{{.}}</div>
-{{end}}{{if .More}}<p>and {{.More}} more series (/api/series has them all)</p>
+{{end}}{{if .More}}<p>and more series than these {{len .Plots}} (/api/series has more)</p>
 {{end}}{{end}}{{end}}</body>
 </html>
 `))

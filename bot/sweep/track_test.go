@@ -117,7 +117,7 @@ func TestTrackHere(t *testing.T) {
 	if got := res.Tasks[0].Summary; got != "example.com/s@main: recorded 3 commits, 0 change points found, 0 bisected" {
 		t.Errorf("summary %q", got)
 	}
-	h, err := job.ReadHistory(context.Background(), store, "example.com/s@main")
+	h, err := job.ReadHistory(context.Background(), store, "example.com/s@main", track.Window{})
 	if err != nil || len(h.Commits) != 3 || len(h.Series) == 0 {
 		t.Errorf("history: %+v, %v", h, err)
 	}

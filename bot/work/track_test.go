@@ -109,7 +109,7 @@ func TestTrackJob(t *testing.T) {
 	if err := w.HandleTrack(ctx, &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5, Args: args}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := job.ReadHistory(ctx, store, args.Track)
+	h, err := job.ReadHistory(ctx, store, args.Track, track.Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestTrackJob(t *testing.T) {
 	if len(cs) != 1 || cs[0].Issue != 16 || !strings.Contains(cs[0].Body, "w: four times the work") {
 		t.Fatalf("comments %+v, want one on #16, the culprit's pull request", cs)
 	}
-	h, _ = job.ReadHistory(ctx, store, args.Track)
+	h, _ = job.ReadHistory(ctx, store, args.Track, track.Window{})
 	if c := h.Changes[0]; c.State != track.StateCommented || c.Culprit != hashes[6] || c.Comment == "" {
 		t.Errorf("the change after its bisection job: %+v", c)
 	}

@@ -220,9 +220,35 @@ func (s *Store) Add(ctx context.Context, track string, c *Commit, values []Value
 	return true, nil
 }
 
-// Commits returns the track's recorded commits, oldest first.
-func (s *Store) Commits(ctx context.Context, track string) ([]Commit, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT seq, hash, subject, committed, error FROM patchbot_track_commit WHERE track = $1 ORDER BY seq", track)
+// A Window is the part of a track's history a read returns, so that a
+// public page reads a bounded part of it however long the history grows:
+// the latest Commits commits, and of their values the series of Unit, the
+// first Series of them by package, name and unit. The zero Window is the
+// whole history.
+type Window struct {
+	Commits int    // 0: every commit
+	Unit    string // "": every unit
+	Series  int    // 0: every series
+}
+
+// all is the count that stands for "no bound" in a window's SQL.
+const all = 1 << 62
+
+func orAll(n int) int64 {
+	if n <= 0 {
+		return all
+	}
+	return int64(n)
+}
+
+// inWindow is the SQL condition of a commit (alias c) in the window of
+// its track's latest $2 commits; the track is $1.
+const inWindow = `c.seq > (SELECT COALESCE(MAX(seq), 0) FROM patchbot_track_commit WHERE track = $1) - $2`
+
+// Commits returns the track's recorded commits in w, oldest first.
+func (s *Store) Commits(ctx context.Context, track string, w Window) ([]Commit, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT c.seq, c.hash, c.subject, c.committed, c.error FROM patchbot_track_commit c WHERE c.track = $1 AND "+inWindow+" ORDER BY c.seq",
+		track, orAll(w.Commits))
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +275,19 @@ type Series struct {
 	Points []float64 `json:"values"`
 }
 
-// Series returns every series of the track, by package, name and unit.
-func (s *Store) Series(ctx context.Context, track string) ([]*Series, error) {
+// Series returns the track's series in w, by package, name and unit.
+func (s *Store) Series(ctx context.Context, track string, w Window) ([]*Series, error) {
+	// The series are chosen among those with a value in the window, and
+	// only their values in it are read.
 	rows, err := s.db.QueryContext(ctx, `SELECT v.pkg, v.name, v.unit, v.hash, v.value
-		FROM patchbot_track_value v JOIN patchbot_track_commit c ON c.track = v.track AND c.hash = v.hash
-		WHERE v.track = $1 ORDER BY v.pkg, v.name, v.unit, c.seq`, track)
+		FROM patchbot_track_value v
+		JOIN patchbot_track_commit c ON c.track = v.track AND c.hash = v.hash
+		JOIN (SELECT DISTINCT k.pkg, k.name, k.unit FROM patchbot_track_value k
+			JOIN patchbot_track_commit c ON c.track = k.track AND c.hash = k.hash
+			WHERE k.track = $1 AND `+inWindow+` AND ($3 = '' OR k.unit = $3)
+			ORDER BY k.pkg, k.name, k.unit LIMIT $4) keys ON keys.pkg = v.pkg AND keys.name = v.name AND keys.unit = v.unit
+		WHERE v.track = $1 AND `+inWindow+`
+		ORDER BY v.pkg, v.name, v.unit, c.seq`, track, orAll(w.Commits), w.Unit, orAll(w.Series))
 	if err != nil {
 		return nil, err
 	}
@@ -343,12 +377,13 @@ func (s *Store) UpdateChange(ctx context.Context, track string, c *Change) error
 	return nil
 }
 
-// Changes returns the track's change points, in the order of their
-// commits, then by series.
-func (s *Store) Changes(ctx context.Context, track string) ([]*Change, error) {
+// Changes returns the track's change points at commits in w, of w's unit,
+// in the order of their commits, then by series.
+func (s *Store) Changes(ctx context.Context, track string, w Window) ([]*Change, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT ch.pkg, ch.name, ch.unit, ch.hash, ch.prev, ch.good, ch.bad, ch.before, ch.after, ch.p, ch.found, ch.state, ch.culprit, ch.reason, ch.bisect, ch.comment, ch.tries
 		FROM patchbot_track_change ch JOIN patchbot_track_commit c ON c.track = ch.track AND c.hash = ch.hash
-		WHERE ch.track = $1 ORDER BY c.seq, ch.pkg, ch.name, ch.unit`, track)
+		WHERE ch.track = $1 AND `+inWindow+` AND ($3 = '' OR ch.unit = $3)
+		ORDER BY c.seq, ch.pkg, ch.name, ch.unit`, track, orAll(w.Commits), w.Unit)
 	if err != nil {
 		return nil, err
 	}
@@ -366,9 +401,10 @@ func (s *Store) Changes(ctx context.Context, track string) ([]*Change, error) {
 	return out, rows.Err()
 }
 
-// Tracks returns the names of the tracks in the store, sorted.
-func (s *Store) Tracks(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT track FROM patchbot_track_commit ORDER BY track")
+// Tracks returns the names of the tracks in the store, sorted, at most
+// max of them (0: all).
+func (s *Store) Tracks(ctx context.Context, max int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT track FROM patchbot_track_commit ORDER BY track LIMIT $1", orAll(max))
 	if err != nil {
 		return nil, err
 	}

@@ -84,11 +84,11 @@ func TestStore(t *testing.T) {
 			if err != nil || last.Hash != "cc" || last.Seq != 3 || !last.Time.Equal(when.Add(2*time.Hour)) {
 				t.Errorf("Last: %+v, %v", last, err)
 			}
-			cs, err := s.Commits(ctx, tr)
+			cs, err := s.Commits(ctx, tr, Window{})
 			if err != nil || len(cs) != 3 || cs[1].Error != "does not build" {
 				t.Errorf("Commits: %+v, %v", cs, err)
 			}
-			series, err := s.Series(ctx, tr)
+			series, err := s.Series(ctx, tr, Window{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,15 +106,109 @@ func TestStore(t *testing.T) {
 			if err := s.UpdateChange(ctx, tr, ch); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.Changes(ctx, tr)
+			got, err := s.Changes(ctx, tr, Window{})
 			if err != nil || len(got) != 1 {
 				t.Fatalf("Changes: %+v, %v", got, err)
 			}
 			if g := got[0]; g.State != StateCommented || g.Comment != ch.Comment || g.Bisect != ch.Bisect || g.Good != "aa" || g.Ratio() != 3 || !g.Found.Equal(when) {
 				t.Errorf("Changes: %+v", g)
 			}
-			if ts, err := s.Tracks(ctx); err != nil || len(ts) != 1 || ts[0] != tr {
+			if ts, err := s.Tracks(ctx, 0); err != nil || len(ts) != 1 || ts[0] != tr {
 				t.Errorf("Tracks: %v, %v", ts, err)
+			}
+		})
+	}
+}
+
+// TestWindow: a window reads the latest commits, their series (of a
+// unit, the first ones) and their change points, in SQL: what the public
+// status page reads stays bounded however long a history grows.
+func TestWindow(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			ctx := context.Background()
+			s, err := Open(ctx, e.open(t), e.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const tr = "example.com/m@main"
+			a, aB, b, old := SeriesKey{"m", "A", "sec/op"}, SeriesKey{"m", "A", "B/op"}, SeriesKey{"m", "B", "sec/op"}, SeriesKey{"m", "Old", "sec/op"}
+			var hashes []string
+			for i := range 10 {
+				h := fmt.Sprintf("%02d", i+1)
+				hashes = append(hashes, h)
+				values := []Value{{Key: a, Value: float64(i), N: 1}, {Key: aB, Value: 8, N: 1}, {Key: b, Value: 2, N: 1}}
+				if i < 2 {
+					values = append(values, Value{Key: old, Value: 1, N: 1}) // a benchmark since removed
+				}
+				if _, err := s.Add(ctx, tr, &Commit{Hash: h, Time: time.Unix(int64(i), 0)}, values); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, at := range []int{2, 8} {
+				for _, k := range []SeriesKey{a, aB} {
+					if _, err := s.AddChange(ctx, tr, &Change{Key: k, Hash: hashes[at], Prev: hashes[at-1], Before: 1, After: 2, State: StateFound}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if _, err := s.Add(ctx, "example.com/z@main", &Commit{Hash: "zz"}, nil); err != nil {
+				t.Fatal(err)
+			}
+
+			type got struct{ commits, series, changes string }
+			read := func(w Window) got {
+				t.Helper()
+				cs, err := s.Commits(ctx, tr, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ss, err := s.Series(ctx, tr, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				chs, err := s.Changes(ctx, tr, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var g got
+				for _, c := range cs {
+					g.commits += c.Hash + " "
+				}
+				for _, sr := range ss {
+					g.series += fmt.Sprintf("%s.%s %s %v; ", sr.Key.Package, sr.Key.Name, sr.Key.Unit, sr.Hashes)
+				}
+				for _, c := range chs {
+					g.changes += c.Hash + " " + c.Key.Unit + "; "
+				}
+				return g
+			}
+			for _, tt := range []struct {
+				w    Window
+				want got
+			}{
+				{Window{}, got{
+					"01 02 03 04 05 06 07 08 09 10 ",
+					"m.A B/op [01 02 03 04 05 06 07 08 09 10]; m.A sec/op [01 02 03 04 05 06 07 08 09 10]; m.B sec/op [01 02 03 04 05 06 07 08 09 10]; m.Old sec/op [01 02]; ",
+					"03 B/op; 03 sec/op; 09 B/op; 09 sec/op; "}},
+				{Window{Commits: 3}, got{"08 09 10 ", "m.A B/op [08 09 10]; m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 B/op; 09 sec/op; "}},
+				{Window{Commits: 3, Unit: "sec/op"}, got{"08 09 10 ", "m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 sec/op; "}},
+				{Window{Commits: 2, Unit: "sec/op", Series: 1}, got{"09 10 ", "m.A sec/op [09 10]; ", "09 sec/op; "}},
+				{Window{Series: 3, Unit: "sec/op"}, got{
+					"01 02 03 04 05 06 07 08 09 10 ",
+					"m.A sec/op [01 02 03 04 05 06 07 08 09 10]; m.B sec/op [01 02 03 04 05 06 07 08 09 10]; m.Old sec/op [01 02]; ",
+					"03 sec/op; 09 sec/op; "}},
+				{Window{Commits: 100}, read(Window{})},
+			} {
+				if g := read(tt.w); g != tt.want {
+					t.Errorf("%+v:\n got %q\nwant %q", tt.w, g, tt.want)
+				}
+			}
+			if ts, err := s.Tracks(ctx, 1); err != nil || len(ts) != 1 || ts[0] != tr {
+				t.Errorf("Tracks(1): %v, %v; want [%s]", ts, err, tr)
+			}
+			if ts, err := s.Tracks(ctx, 0); err != nil || len(ts) != 2 {
+				t.Errorf("Tracks(0): %v, %v; want both", ts, err)
 			}
 		})
 	}
