@@ -53,7 +53,7 @@ func Bisect(ctx context.Context, req *BisectRequest, cfg *config.Config, env Env
 		}
 		o.Compare = &benchrun.CompareOptions{Alpha: o.Compare.Alpha, Margin: threshold}
 	}
-	cache, err := os.MkdirTemp("", "patchbot-bisect-")
+	cache, err := benchrun.MkdirTemp("bisect")
 	if err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 	}
 	// The reference's test binaries are built once a run, and again
 	// by the next, with its toolchain: a new Go changes both sides.
-	cache, err := os.MkdirTemp("", "patchbot-track-")
+	cache, err := benchrun.MkdirTemp("track")
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,14 @@ import (
 // stopped) leaves binaries behind, which SweepTemp finds by the pid.
 const tempPrefix = "patchbot-bench-"
 
+// MkdirTemp makes a temporary directory for what (a run's files, a
+// bisection's or a track's cached test binaries) in os.TempDir(), named
+// so that SweepTemp removes it once this process is gone:
+// patchbot-bench-PID-WHAT-RANDOM. The caller removes it when done.
+func MkdirTemp(what string) (string, error) {
+	return os.MkdirTemp("", tempPrefix+strconv.Itoa(os.Getpid())+"-"+what+"-")
+}
+
 // SweepTemp removes the temporary directories that runs of processes no
 // longer alive left in dir ("" is os.TempDir()), and returns the ones it
 // removed. A directory of a live process, this one's included, is left

@@ -19,8 +19,9 @@ func TestSweepTemp(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]bool{ // name: removed
-		tempPrefix + strconv.Itoa(dead.Process.Pid) + "-123": true,
-		tempPrefix + strconv.Itoa(os.Getpid()) + "-456":      false,
+		tempPrefix + strconv.Itoa(dead.Process.Pid) + "-123":      true,
+		tempPrefix + strconv.Itoa(os.Getpid()) + "-456":           false,
+		tempPrefix + strconv.Itoa(dead.Process.Pid) + "-bisect-7": true,
 		tempPrefix + "789": false, // an old name, without a pid
 		tempPrefix + "x-1": false,
 		"other-" + strconv.Itoa(dead.Process.Pid) + "-1": false,
@@ -35,6 +36,7 @@ func TestSweepTemp(t *testing.T) {
 		}
 	}
 	removed, err := SweepTemp(dir)
+	slices.Sort(want) // SweepTemp's order is the directory's
 	if err != nil || !slices.Equal(removed, want) {
 		t.Errorf("SweepTemp = %q, %v; want %q", removed, err, want)
 	}
@@ -42,5 +44,22 @@ func TestSweepTemp(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) == gone {
 			t.Errorf("%s: there %v, want removed %v", name, err == nil, gone)
 		}
+	}
+}
+
+// TestMkdirTemp: what MkdirTemp makes, SweepTemp knows by its name: left
+// while this process lives.
+func TestMkdirTemp(t *testing.T) {
+	dir, err := MkdirTemp("track")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	want := tempPrefix + strconv.Itoa(os.Getpid()) + "-track-"
+	if name := filepath.Base(dir); len(name) <= len(want) || name[:len(want)] != want || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		t.Errorf("MkdirTemp(track) = %s, want %s/%sRANDOM", dir, os.TempDir(), want)
+	}
+	if removed, _ := SweepTemp(""); slices.Contains(removed, dir) {
+		t.Errorf("SweepTemp removed %s, this live process's", dir)
 	}
 }
