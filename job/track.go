@@ -23,6 +23,7 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
 	"github.com/patchbot/patchbot/step/changepoint"
+	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/track"
 )
@@ -53,7 +54,8 @@ type TrackRequest struct {
 
 	// GitHub, "OWNER/REPO", comments on the pull request a culprit came
 	// in by; Gerrit, a server's URL, on the change of the culprit's
-	// Change-Id. Neither: the culprit is recorded and said, not
+	// Change-Id. Both: Gerrit for a culprit with a Change-Id, GitHub for
+	// one without. Neither: the culprit is recorded and said, not
 	// commented.
 	GitHub string `json:"github,omitempty"`
 	Gerrit string `json:"gerrit,omitempty"`
@@ -621,12 +623,11 @@ func firstLine(s string) string {
 	return line
 }
 
-// changeIDRE finds a commit message's Change-Id trailer.
-var changeIDRE = regexp.MustCompile(`(?m)^Change-Id: (I[0-9a-f]{40})\s*$`)
-
-// comment posts g's culprit's comment, once: on the pull request it came
-// by (req.GitHub) or its Gerrit change (req.Gerrit), found from the
-// commit.
+// comment posts g's culprit's comment, once, on its review: its Gerrit
+// change (req.Gerrit), found by the commit's Change-Id, or the pull
+// request it came by (req.GitHub). Given both servers, a culprit with a
+// Change-Id is commented on Gerrit and one without on GitHub, as a
+// project reviewed on Gerrit and mirrored on GitHub has it.
 func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBisection) error {
 	req := t.req
 	culprit := g.Result.Culprit.Hash
@@ -635,8 +636,22 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 	// each other's comment away.
 	kind := "regression-" + culprit[:12] + "-" + g.Good[:8]
 	clients := t.env.clients(t.cfg, req.DryRun)
+	id := ""
+	if req.Gerrit != "" {
+		var err error
+		if id, err = changeIDOf(req.Repo, culprit); err != nil {
+			return err
+		}
+	}
 	var err error
 	switch {
+	case id != "":
+		gc, cerr := clients.Gerrit(req.Gerrit)
+		if cerr != nil {
+			return cerr
+		}
+		g.Review = "gerrit:" + req.Gerrit + ":" + id
+		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
 	case req.GitHub != "":
 		owner, repo, _ := strings.Cut(req.GitHub, "/")
 		gh, cerr := clients.GitHub()
@@ -649,26 +664,16 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		}
 		if len(prs) == 0 {
 			g.NoReview = fmt.Sprintf("no pull request of %s has %s", req.GitHub, abbrev.Hash(culprit))
+			if req.Gerrit != "" {
+				g.NoReview += ", nor a Change-Id trailer"
+			}
 			break
 		}
 		pr := review.PullRequest{Owner: owner, Repo: repo, Number: prs[0]}
 		g.Review = review.GitHubTarget(pr).String()
 		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, g, true)})
 	case req.Gerrit != "":
-		id, ierr := changeIDOf(req.Repo, culprit)
-		if ierr != nil {
-			return ierr
-		}
-		if id == "" {
-			g.NoReview = fmt.Sprintf("%s has no Change-Id trailer", abbrev.Hash(culprit))
-			break
-		}
-		gc, cerr := clients.Gerrit(req.Gerrit)
-		if cerr != nil {
-			return cerr
-		}
-		g.Review = "gerrit:" + req.Gerrit + ":" + id
-		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
+		g.NoReview = fmt.Sprintf("%s has no Change-Id trailer", abbrev.Hash(culprit))
 	default:
 		// Kept bisected: a later run given a server comments.
 		t.say("not commented: no review server to comment on (-github or -gerrit)")
@@ -710,11 +715,7 @@ func changeIDOf(dir, hash string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("track: the culprit %s: %v", abbrev.Hash(hash), err)
 	}
-	m := changeIDRE.FindAllStringSubmatch(c.Message, -1)
-	if len(m) == 0 {
-		return "", nil
-	}
-	return m[len(m)-1][1], nil
+	return port.ChangeID(c.Message), nil
 }
 
 // A History is what a store holds of one track, or of a window of it

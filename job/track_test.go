@@ -307,7 +307,8 @@ func TestTrackRates(t *testing.T) {
 
 // TestTrackResume: a run that bisected but could not comment (GitHub
 // failing) leaves the change bisected; the next run comments once,
-// without bisecting again or recording anything twice.
+// without bisecting again or recording anything twice. Given Gerrit too,
+// a culprit without a Change-Id is commented on GitHub.
 func TestTrackResume(t *testing.T) {
 	dir, hashes := trackHistory(t, 20)
 	m := newTrackModel(hashes, func(i int) float64 {
@@ -334,7 +335,9 @@ func TestTrackResume(t *testing.T) {
 	cfg := config.Default()
 	cfg.Review.Attempts, cfg.Review.Backoff = 1, time.Millisecond
 	run := func() (*TrackResult, error) {
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: "gopher/work"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		// A Gerrit server too, which is never asked: the culprit has no
+		// Change-Id, so its pull request is its review.
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: "gopher/work", Gerrit: "http://127.0.0.1:9"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		return tr.run(context.Background())
 	}
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "commenting on the culprit") {
@@ -421,11 +424,15 @@ func TestTrackGerrit(t *testing.T) {
 		return 1e-6
 	})
 	store := openTestStore(t)
+	// GitHub too, which is never asked: the culprit has a Change-Id.
+	gh := reviewtest.NewGitHub("gopher/work")
+	defer gh.Close()
 	env := Env{Getenv: func(k string) string {
-		return map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password, "HOME": t.TempDir()}[k]
+		return map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password, "HOME": t.TempDir(),
+			"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
 	}}
 	for run := range 2 {
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL, GitHub: "gopher/work"}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		res, err := tr.run(context.Background())
 		if err != nil {
 			t.Fatalf("run %d: %v", run+1, err)
@@ -433,6 +440,9 @@ func TestTrackGerrit(t *testing.T) {
 		if run == 0 && (len(res.Bisections) != 1 || res.Bisections[0].Post == nil || res.Bisections[0].Post.Action != review.Posted) {
 			t.Fatalf("first run: %+v, want one bisection, posted", res.Bisections)
 		}
+	}
+	if reqs := gh.Requests(); len(reqs) > 0 {
+		t.Errorf("GitHub was asked %q, want nothing: the culprit has a Change-Id", reqs)
 	}
 	changes := gs.Changes(t, "change:"+ids[6])
 	if len(changes) != 1 {

@@ -22,7 +22,8 @@ var cmdTrack = &subcommand{
 a database, finds where each benchmark's time changed, bisects each new
 slowdown to the commit that caused it, and comments once on that commit's
 review: the pull request it came by (-github) or its Gerrit change, found
-by its Change-Id (-gerrit).
+by its Change-Id (-gerrit); given both, Gerrit for a commit with a
+Change-Id, GitHub for one without.
 
 Each run records the commits after the last one recorded, oldest first:
 every commit, or one in -every, at most -max a run (a first run starts
@@ -79,8 +80,6 @@ could, 1 on failure, 2 for bad flags.`,
 				return usagef("-max-bisect must be 1 or more")
 			case *count < 1:
 				return usagef("-count must be 1 or more")
-			case *ghRepo != "" && *gerritURL != "":
-				return usagef("-github and -gerrit: comment on one review server")
 			}
 			if *ghRepo != "" {
 				if _, err := review.ParsePullRequest(*ghRepo + "#1"); err != nil {

@@ -138,8 +138,9 @@ func changeID(p *hgpatch.Patch) string {
 	return fmt.Sprintf("I%x", h.Sum(nil))
 }
 
-// existingChangeID returns the Change-Id already in msg, or "".
-func existingChangeID(msg string) string {
+// ChangeID returns the Change-Id trailer's value in msg (a commit's
+// message), or "" when it has none. Gerrit refuses a commit with two.
+func ChangeID(msg string) string {
 	m := changeIDRE.FindString(msg)
 	return strings.TrimSpace(strings.TrimPrefix(m, "Change-Id: "))
 }
@@ -152,7 +153,7 @@ func existingChangeID(msg string) string {
 // keeps it, so adding twice changes nothing.
 func addChangeID(msg, id string) string {
 	msg = strings.TrimRight(msg, "\n")
-	if existingChangeID(msg) != "" {
+	if ChangeID(msg) != "" {
 		return msg + "\n"
 	}
 	sep := "\n\n"
