@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// tempPrefix starts the name of a run's temporary directory, followed by
-// the pid of the process that made it: patchbot-bench-PID-RANDOM. A run
-// removes its own; one whose process was killed (SIGKILL, a machine that
+// tempPrefix starts the name of the temporary directories MkdirTemp makes
+// (a run's, a bisection's or a track's), followed by the pid of the
+// process that made it: patchbot-bench-PID-WHAT-RANDOM. Each is removed by
+// its maker; one whose process was killed (SIGKILL, a machine that
 // stopped) leaves binaries behind, which SweepTemp finds by the pid.
 const tempPrefix = "patchbot-bench-"
 
@@ -22,7 +23,7 @@ func MkdirTemp(what string) (string, error) {
 	return os.MkdirTemp("", tempPrefix+strconv.Itoa(os.Getpid())+"-"+what+"-")
 }
 
-// SweepTemp removes the temporary directories that runs of processes no
+// SweepTemp removes the temporary directories that processes no
 // longer alive left in dir ("" is os.TempDir()), and returns the ones it
 // removed. A directory of a live process, this one's included, is left
 // alone; so is one of another user's (whose processes, in another
