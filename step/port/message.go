@@ -139,10 +139,14 @@ func changeID(p *hgpatch.Patch) string {
 }
 
 // ChangeID returns the Change-Id trailer's value in msg (a commit's
-// message), or "" when it has none. Gerrit refuses a commit with two.
+// message), or "" when it has none; of several (a squash of commits each
+// with its own), the last, as Gerrit reads the footer.
 func ChangeID(msg string) string {
-	m := changeIDRE.FindString(msg)
-	return strings.TrimSpace(strings.TrimPrefix(m, "Change-Id: "))
+	m := changeIDRE.FindAllString(msg, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(m[len(m)-1], "Change-Id: "))
 }
 
 // addChangeID appends a Change-Id trailer to msg the way git-codereview's

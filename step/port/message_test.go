@@ -88,3 +88,17 @@ func TestCheckPath(t *testing.T) {
 		}
 	}
 }
+
+func TestChangeID(t *testing.T) {
+	const a, b = "I" + "0123456789abcdef0123456789abcdef01234567", "I" + "89abcdef0123456789abcdef0123456789abcdef"
+	for _, tt := range []struct{ msg, want string }{
+		{"x: y\n\nbody", ""},
+		{"x: y\n\nChange-Id: " + a + "\n", a},
+		{"x: y\n\n* one\n\nChange-Id: " + a + "\n\n* two\n\nChange-Id: " + b, b}, // a squash: the footer's
+		{"x: y\n\nsays Change-Id: " + a + " in prose", ""},
+	} {
+		if got := ChangeID(tt.msg); got != tt.want {
+			t.Errorf("ChangeID(%q) = %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}
