@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,8 +55,8 @@ type TrackRequest struct {
 
 	// GitHub, "OWNER/REPO", comments on the pull request a culprit came
 	// in by; Gerrit, a server's URL, on the change of the culprit's
-	// Change-Id. Both: Gerrit for a culprit with a Change-Id, GitHub for
-	// one without. Neither: the culprit is recorded and said, not
+	// Change-Id. Both: Gerrit for a culprit whose Change-Id names a
+	// change there, GitHub for any other. Neither: the culprit is recorded and said, not
 	// commented.
 	GitHub string `json:"github,omitempty"`
 	Gerrit string `json:"gerrit,omitempty"`
@@ -625,9 +626,11 @@ func firstLine(s string) string {
 
 // comment posts g's culprit's comment, once, on its review: its Gerrit
 // change (req.Gerrit), found by the commit's Change-Id, or the pull
-// request it came by (req.GitHub). Given both servers, a culprit with a
-// Change-Id is commented on Gerrit and one without on GitHub, as a
-// project reviewed on Gerrit and mirrored on GitHub has it.
+// request it came by (req.GitHub). Given both servers, a culprit whose
+// Change-Id names a change on the Gerrit is commented there, and any
+// other on GitHub, as a project reviewed on Gerrit and mirrored on GitHub
+// has it (a squash-merged pull request's commit may carry Change-Ids of
+// another Gerrit).
 func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBisection) error {
 	req := t.req
 	culprit := g.Result.Culprit.Hash
@@ -636,22 +639,33 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 	// each other's comment away.
 	kind := "regression-" + culprit[:12] + "-" + g.Good[:8]
 	clients := t.env.clients(t.cfg, req.DryRun)
-	id := ""
+	var err error
+	var notOnGerrit string // why the culprit is not commented on Gerrit
 	if req.Gerrit != "" {
-		var err error
+		var id string
 		if id, err = changeIDOf(req.Repo, culprit); err != nil {
 			return err
 		}
-	}
-	var err error
-	switch {
-	case id != "":
-		gc, cerr := clients.Gerrit(req.Gerrit)
-		if cerr != nil {
-			return cerr
+		notOnGerrit = abbrev.Hash(culprit) + " has no Change-Id trailer"
+		if id != "" {
+			gc, cerr := clients.Gerrit(req.Gerrit)
+			if cerr != nil {
+				return cerr
+			}
+			change, qerr := gerritChange(ctx, gc, id, branch)
+			if qerr != nil {
+				return fmt.Errorf("track: finding the culprit %s's change: %w", abbrev.Hash(culprit), qerr)
+			}
+			if change != "" {
+				g.Review = "gerrit:" + req.Gerrit + ":" + change
+				g.Post, err = gc.Post(ctx, review.GerritPost{Change: change, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
+			}
+			notOnGerrit = fmt.Sprintf("%s has no change %s", req.Gerrit, id)
 		}
-		g.Review = "gerrit:" + req.Gerrit + ":" + id
-		g.Post, err = gc.Post(ctx, review.GerritPost{Change: id, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
+	}
+	switch {
+	case g.Review != "":
+		// Commented on Gerrit.
 	case req.GitHub != "":
 		owner, repo, _ := strings.Cut(req.GitHub, "/")
 		gh, cerr := clients.GitHub()
@@ -664,8 +678,8 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		}
 		if len(prs) == 0 {
 			g.NoReview = fmt.Sprintf("no pull request of %s has %s", req.GitHub, abbrev.Hash(culprit))
-			if req.Gerrit != "" {
-				g.NoReview += ", nor a Change-Id trailer"
+			if notOnGerrit != "" {
+				g.NoReview += ", and " + notOnGerrit
 			}
 			break
 		}
@@ -673,7 +687,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		g.Review = review.GitHubTarget(pr).String()
 		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, g, true)})
 	case req.Gerrit != "":
-		g.NoReview = fmt.Sprintf("%s has no Change-Id trailer", abbrev.Hash(culprit))
+		g.NoReview = notOnGerrit
 	default:
 		// Kept bisected: a later run given a server comments.
 		t.say("not commented: no review server to comment on (-github or -gerrit)")
@@ -702,6 +716,25 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 		t.say("not commented: %s", g.NoReview)
 	}
 	return nil
+}
+
+// gerritChange returns the change on g whose Change-Id is id, as
+// its number, or "" when g has none: one on branch, the tracked
+// branch, when the Change-Id is on several (a cherry-pick), else the
+// first Gerrit lists.
+func gerritChange(ctx context.Context, g *review.Gerrit, id, branch string) (string, error) {
+	cs, err := g.QueryChanges(ctx, "change:"+id, 10)
+	if err != nil || len(cs) == 0 {
+		return "", err
+	}
+	c := cs[0]
+	for _, o := range cs {
+		if o.Branch == branch {
+			c = o
+			break
+		}
+	}
+	return strconv.Itoa(c.Number), nil
 }
 
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has

@@ -381,10 +381,12 @@ func TestBenchRegexp(t *testing.T) {
 	}
 }
 
-// TestTrackGerrit comments on the real Gerrit: a history of 12 commits
+// TestTrackGerrit comments on the real Gerrit: a history of 18 commits
 // after the project's master, each with a Change-Id, the first 6 pushed
 // for review; the slowdown at the 6th is bisected to it and its change
-// gets one message, tagged, whatever the runs after.
+// gets one message, tagged, whatever the runs after. The slowdown at the
+// 12th, whose Change-Id names no change on that Gerrit (a pull request
+// squash-merged on the GitHub mirror), is commented on its pull request.
 func TestTrackGerrit(t *testing.T) {
 	gs := gerrittest.Get(t)
 	dir := t.TempDir()
@@ -406,7 +408,7 @@ func TestTrackGerrit(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/work\n"), 0o644)
 	hashes := []string{git("rev-parse", "HEAD")}
 	ids := []string{""}
-	for i := 1; i <= 12; i++ {
+	for i := 1; i <= 18; i++ {
 		b := make([]byte, 20)
 		crand.Read(b)
 		id := "I" + hex.EncodeToString(b)
@@ -418,15 +420,18 @@ func TestTrackGerrit(t *testing.T) {
 	git("-c", gs.GitAuth(), "push", "-q", gs.URL+"/a/"+gs.Project, hashes[6]+":refs/for/master")
 
 	m := newTrackModel(hashes, func(i int) float64 {
-		if i >= 6 {
+		switch {
+		case i >= 12:
+			return 2.2e-6
+		case i >= 6:
 			return 1.5e-6
 		}
 		return 1e-6
 	})
 	store := openTestStore(t)
-	// GitHub too, which is never asked: the culprit has a Change-Id.
 	gh := reviewtest.NewGitHub("gopher/work")
 	defer gh.Close()
+	gh.SetPullRequest(8, reviewtest.PullRequest{Head: strings.Repeat("2", 40), MergeCommit: hashes[12], State: "closed", Merged: true})
 	env := Env{Getenv: func(k string) string {
 		return map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password, "HOME": t.TempDir(),
 			"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
@@ -437,12 +442,27 @@ func TestTrackGerrit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", run+1, err)
 		}
-		if run == 0 && (len(res.Bisections) != 1 || res.Bisections[0].Post == nil || res.Bisections[0].Post.Action != review.Posted) {
-			t.Fatalf("first run: %+v, want one bisection, posted", res.Bisections)
+		if run > 0 {
+			continue
+		}
+		if len(res.Bisections) != 2 {
+			t.Fatalf("first run: %d bisections, want 2: %+v", len(res.Bisections), res.Bisections)
+		}
+		for i, want := range []review.Action{review.Posted, review.Created} {
+			if b := res.Bisections[i]; b.Post == nil || b.Post.Action != want {
+				t.Errorf("first run: the bisection of %s..%s: review %q, post %+v; want %s", b.Good, b.Bad, b.Review, b.Post, want)
+			}
 		}
 	}
-	if reqs := gh.Requests(); len(reqs) > 0 {
-		t.Errorf("GitHub was asked %q, want nothing: the culprit has a Change-Id", reqs)
+	// GitHub is asked of the second culprit alone: the first has its
+	// change on Gerrit.
+	for _, r := range gh.Requests() {
+		if r != "GET /api/v3/user" && !strings.Contains(r, hashes[12]) && !strings.Contains(r, "/issues/8/") {
+			t.Errorf("GitHub was asked %q, want only of the second culprit, %s, and its pull request", r, hashes[12])
+		}
+	}
+	if cs := gh.Comments(); len(cs) != 1 || cs[0].Issue != 8 || !strings.Contains(cs[0].Body, hashes[12][:12]) {
+		t.Errorf("GitHub comments %+v, want one on #8 naming %s", cs, hashes[12][:12])
 	}
 	changes := gs.Changes(t, "change:"+ids[6])
 	if len(changes) != 1 {
@@ -456,6 +476,18 @@ func TestTrackGerrit(t *testing.T) {
 	}
 	if len(posted) != 1 || !strings.Contains(posted[0], "This commit made benchmarks slower: "+hashes[6][:12]) || !strings.Contains(posted[0], "/work Work-2: +") {
 		t.Errorf("change %d has %d regression messages, want one naming the culprit:\n%s", changes[0].Number, len(posted), strings.Join(posted, "\n---\n"))
+	}
+
+	// Given Gerrit alone, on a store of its own, the second culprit is
+	// recorded as having no review, at once, not retried run after run.
+	store = openTestStore(t)
+	tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+	if _, err := tr.run(context.Background()); err != nil {
+		t.Fatalf("Gerrit alone: %v", err)
+	}
+	got, _ := store.Changes(context.Background(), "example.com/work@master", track.Window{})
+	if len(got) != 2 || got[0].State != track.StateCommented || got[1].State != track.StateNoReview || got[1].Reason != gs.URL+" has no change "+ids[12] {
+		t.Errorf("Gerrit alone: changes %+v, want the first commented, the second with no review: %s has no change %s", got, gs.URL, ids[12])
 	}
 }
 
