@@ -776,16 +776,20 @@ func TrackHistory(ctx context.Context, req *TrackRequest, store *track.Store) (*
 }
 
 // ReadHistory reads the history of the track called name from store, the
-// part of it in w.
+// part of it in w, ending at the last commit recorded when it begins.
 func ReadHistory(ctx context.Context, store *track.Store, name string, w track.Window) (*History, error) {
 	h := &History{Track: name}
 	last, err := store.Last(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if last != nil {
-		h.Recorded = last.Seq
+	if last == nil {
+		h.Commits, h.Series, h.Changes = []track.Commit{}, []*track.Series{}, []*track.Change{}
+		return h, nil
 	}
+	// Every read is of the window ending at the last commit read here,
+	// whatever a track job running beside adds meanwhile.
+	h.Recorded, w.Last = last.Seq, last.Seq
 	if h.Commits, err = store.Commits(ctx, name, w); err != nil {
 		return nil, err
 	}

@@ -6,13 +6,20 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html"
 	"io"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/track"
 )
 
@@ -150,14 +157,92 @@ func TestSeries(t *testing.T) {
 
 // TestSeriesLatest: a window of a long history: its latest commits, the
 // series and change points among them, and whether series were left out.
+// The first series by name, hostile's, changed before the window; the
+// second's change, in it, is left out with its series.
 func TestSeriesLatest(t *testing.T) {
 	store := newTrackStore(t)
-	h, err := TrackStore{store}.History(context.Background(), "example.com/m@main", track.Window{Commits: 4, Unit: track.Unit, Series: 1})
+	for _, c := range []struct {
+		series  int
+		more    bool
+		changes []string // the states of the change points read
+	}{
+		{1, true, nil},
+		{2, false, []string{track.StateImproved}},
+	} {
+		h, err := TrackStore{store}.History(context.Background(), "example.com/m@main", track.Window{Commits: 4, Unit: track.Unit, Series: c.series})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var states []string
+		for _, ch := range h.Changes {
+			states = append(states, ch.State)
+		}
+		if h.Recorded != 12 || len(h.Commits) != 4 || len(h.Series) != c.series || len(h.Series[0].Points) != 4 || h.Series[0].Key.Name != hostile ||
+			h.MoreSeries != c.more || !slices.Equal(states, c.changes) {
+			t.Errorf("latest 4, %d series: recorded %d, %d commits, %d series (more %v), changes %q; want %d series (more %v), changes %q",
+				c.series, h.Recorded, len(h.Commits), len(h.Series), h.MoreSeries, states, c.series, c.more, c.changes)
+		}
+	}
+}
+
+// TestSeriesMore: a track with more time series than the page plots says
+// so, with a link to /api/series for that track's time series; the track's
+// name (a branch's, the pusher's choice) stays one query value, in the
+// link as in the page, and the API gives the series of the unit asked.
+func TestSeriesMore(t *testing.T) {
+	ctx := context.Background()
+	db, err := queue.OpenSQL(ctx, queue.DB{Engine: "sqlite", Path: t.TempDir() + "/q.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Recorded != 12 || len(h.Commits) != 4 || len(h.Series) != 1 || len(h.Series[0].Points) != 4 || !h.MoreSeries ||
-		len(h.Changes) != 1 || h.Changes[0].State != track.StateImproved {
-		t.Errorf("latest 4: recorded %d, %d commits, %d series (more %v), changes %+v", h.Recorded, len(h.Commits), len(h.Series), h.MoreSeries, h.Changes)
+	defer db.Close()
+	store, err := track.Open(ctx, db, "sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = `example.com/m@x"><script>alert(1)</script>&unit=B/op#`
+	for i := range 2 {
+		var values []track.Value
+		for j := range MaxSeriesPlots + 1 {
+			bench := fmt.Sprintf("B%03d-2", j)
+			values = append(values,
+				track.Value{Key: track.SeriesKey{Package: "example.com/m", Name: bench, Unit: "sec/op"}, Value: 1e-6, N: 1},
+				track.Value{Key: track.SeriesKey{Package: "example.com/m", Name: bench, Unit: "B/op"}, Value: 8, N: 1})
+		}
+		if _, err := store.Add(ctx, name, &track.Commit{Hash: strings.Repeat(strconv.Itoa(i+1), 40)}, values); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, false, func(c *Config) { c.Tracks = TrackStore{store} })
+	page := e.serve(httptest.NewRequest("GET", "/", nil)).Body.String()
+	m := regexp.MustCompile(`and more series than these (\d+): <a href="([^"]*)">/api/series</a> gives the first (\d+)`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page does not say there are more series, with a link:\n%s", page)
+	}
+	if m[1] != strconv.Itoa(MaxSeriesPlots) || m[3] != strconv.Itoa(MaxAPISeries) || strings.Contains(page, "<script") {
+		t.Errorf("the page says: %s", m[0])
+	}
+	link := html.UnescapeString(m[2])
+	u, err := url.Parse(link)
+	if err != nil || u.IsAbs() || u.Path != "api/series" || u.Query().Get("track") != name || u.Query().Get("unit") != "sec/op" {
+		t.Fatalf("link %q: %v; want api/series, this track, sec/op", link, err)
+	}
+	w := e.serve(httptest.NewRequest("GET", "/"+link, nil))
+	var api struct {
+		Tracks []job.History `json:"tracks"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &api); err != nil {
+		t.Fatalf("%s: %v\n%s", link, err, w.Body)
+	}
+	if len(api.Tracks) != 1 || api.Tracks[0].Track != name || len(api.Tracks[0].Series) != MaxSeriesPlots+1 || api.Tracks[0].MoreSeries {
+		t.Fatalf("%s: %d tracks, want 1 of %d series, all sec/op", link, len(api.Tracks), MaxSeriesPlots+1)
+	}
+	for _, s := range api.Tracks[0].Series {
+		if s.Key.Unit != "sec/op" {
+			t.Errorf("%s: a series of %s", link, s.Key)
+		}
+	}
+	if w := e.serve(httptest.NewRequest("GET", "/api/series?unit="+strings.Repeat("x", maxQueryValue+1), nil)); w.Code != http.StatusBadRequest {
+		t.Errorf("/api/series with a unit of %d bytes: %d, want 400", maxQueryValue+1, w.Code)
 	}
 }

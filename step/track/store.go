@@ -222,13 +222,18 @@ func (s *Store) Add(ctx context.Context, track string, c *Commit, values []Value
 
 // A Window is the part of a track's history a read returns, so that a
 // public page reads a bounded part of it however long the history grows:
-// the latest Commits commits, and of their values the series of Unit, the
-// first Series of them by package, name and unit. The zero Window is the
+// the latest Commits commits up to Last, and of their values the series
+// of Unit, the first Series of them by package, name and unit, and the
+// change points of those series at those commits. The zero Window is the
 // whole history.
 type Window struct {
 	Commits int    // 0: every commit
 	Unit    string // "": every unit
 	Series  int    // 0: every series
+	// Last is the Seq of the window's latest commit: reads given one Last
+	// read one window, whatever commits are recorded between them. 0:
+	// the track's latest commit when each read begins.
+	Last int64
 }
 
 // all is the count that stands for "no bound" in a window's SQL.
@@ -241,14 +246,35 @@ func orAll(n int) int64 {
 	return int64(n)
 }
 
-// inWindow is the SQL condition of a commit (alias c) in the window of
-// its track's latest $2 commits; the track is $1.
-const inWindow = `c.seq > (SELECT COALESCE(MAX(seq), 0) FROM patchbot_track_commit WHERE track = $1) - $2`
+// seqs returns the bounds of w's commits in the track: those with
+// from < seq <= to.
+func (s *Store) seqs(ctx context.Context, track string, w Window) (from, to int64, err error) {
+	to = w.Last
+	if to <= 0 {
+		if err := s.db.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM patchbot_track_commit WHERE track = $1", track).Scan(&to); err != nil {
+			return 0, 0, fmt.Errorf("track %s: reading the last commit: %v", track, err)
+		}
+	}
+	return to - orAll(w.Commits), to, nil
+}
+
+// windowKeys is the SQL of the series in a window, a CTE named keys: of
+// track $1, commits $2 < seq <= $3, unit $4 ("": any), the first $5.
+// The series are chosen among those with a value in the window.
+const windowKeys = `WITH keys AS (SELECT DISTINCT k.pkg, k.name, k.unit FROM patchbot_track_value k
+	JOIN patchbot_track_commit c ON c.track = k.track AND c.hash = k.hash
+	WHERE k.track = $1 AND c.seq > $2 AND c.seq <= $3 AND ($4 = '' OR k.unit = $4)
+	ORDER BY k.pkg, k.name, k.unit LIMIT $5)
+`
 
 // Commits returns the track's recorded commits in w, oldest first.
 func (s *Store) Commits(ctx context.Context, track string, w Window) ([]Commit, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT c.seq, c.hash, c.subject, c.committed, c.error FROM patchbot_track_commit c WHERE c.track = $1 AND "+inWindow+" ORDER BY c.seq",
-		track, orAll(w.Commits))
+	from, to, err := s.seqs(ctx, track, w)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT c.seq, c.hash, c.subject, c.committed, c.error FROM patchbot_track_commit c WHERE c.track = $1 AND c.seq > $2 AND c.seq <= $3 ORDER BY c.seq",
+		track, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -277,17 +303,16 @@ type Series struct {
 
 // Series returns the track's series in w, by package, name and unit.
 func (s *Store) Series(ctx context.Context, track string, w Window) ([]*Series, error) {
-	// The series are chosen among those with a value in the window, and
-	// only their values in it are read.
-	rows, err := s.db.QueryContext(ctx, `SELECT v.pkg, v.name, v.unit, v.hash, v.value
+	from, to, err := s.seqs(ctx, track, w)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, windowKeys+`SELECT v.pkg, v.name, v.unit, v.hash, v.value
 		FROM patchbot_track_value v
 		JOIN patchbot_track_commit c ON c.track = v.track AND c.hash = v.hash
-		JOIN (SELECT DISTINCT k.pkg, k.name, k.unit FROM patchbot_track_value k
-			JOIN patchbot_track_commit c ON c.track = k.track AND c.hash = k.hash
-			WHERE k.track = $1 AND `+inWindow+` AND ($3 = '' OR k.unit = $3)
-			ORDER BY k.pkg, k.name, k.unit LIMIT $4) keys ON keys.pkg = v.pkg AND keys.name = v.name AND keys.unit = v.unit
-		WHERE v.track = $1 AND `+inWindow+`
-		ORDER BY v.pkg, v.name, v.unit, c.seq`, track, orAll(w.Commits), w.Unit, orAll(w.Series))
+		JOIN keys ON keys.pkg = v.pkg AND keys.name = v.name AND keys.unit = v.unit
+		WHERE v.track = $1 AND c.seq > $2 AND c.seq <= $3
+		ORDER BY v.pkg, v.name, v.unit, c.seq`, track, from, to, w.Unit, orAll(w.Series))
 	if err != nil {
 		return nil, err
 	}
@@ -377,13 +402,19 @@ func (s *Store) UpdateChange(ctx context.Context, track string, c *Change) error
 	return nil
 }
 
-// Changes returns the track's change points at commits in w, of w's unit,
-// in the order of their commits, then by series.
+// Changes returns the track's change points of w's series at its
+// commits, in the order of their commits, then by series.
 func (s *Store) Changes(ctx context.Context, track string, w Window) ([]*Change, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT ch.pkg, ch.name, ch.unit, ch.hash, ch.prev, ch.good, ch.bad, ch.before, ch.after, ch.p, ch.found, ch.state, ch.culprit, ch.reason, ch.bisect, ch.comment, ch.tries
-		FROM patchbot_track_change ch JOIN patchbot_track_commit c ON c.track = ch.track AND c.hash = ch.hash
-		WHERE ch.track = $1 AND `+inWindow+` AND ($3 = '' OR ch.unit = $3)
-		ORDER BY c.seq, ch.pkg, ch.name, ch.unit`, track, orAll(w.Commits), w.Unit)
+	from, to, err := s.seqs(ctx, track, w)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, windowKeys+`SELECT ch.pkg, ch.name, ch.unit, ch.hash, ch.prev, ch.good, ch.bad, ch.before, ch.after, ch.p, ch.found, ch.state, ch.culprit, ch.reason, ch.bisect, ch.comment, ch.tries
+		FROM patchbot_track_change ch
+		JOIN patchbot_track_commit c ON c.track = ch.track AND c.hash = ch.hash
+		JOIN keys ON keys.pkg = ch.pkg AND keys.name = ch.name AND keys.unit = ch.unit
+		WHERE ch.track = $1 AND c.seq > $2 AND c.seq <= $3
+		ORDER BY c.seq, ch.pkg, ch.name, ch.unit`, track, from, to, w.Unit, orAll(w.Series))
 	if err != nil {
 		return nil, err
 	}
@@ -402,9 +433,9 @@ func (s *Store) Changes(ctx context.Context, track string, w Window) ([]*Change,
 }
 
 // Tracks returns the names of the tracks in the store, sorted, at most
-// max of them (0: all).
-func (s *Store) Tracks(ctx context.Context, max int) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT track FROM patchbot_track_commit ORDER BY track LIMIT $1", orAll(max))
+// limit of them (0: all).
+func (s *Store) Tracks(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT DISTINCT track FROM patchbot_track_commit ORDER BY track LIMIT $1", orAll(limit))
 	if err != nil {
 		return nil, err
 	}

@@ -152,6 +152,10 @@ func TestWindow(t *testing.T) {
 					}
 				}
 			}
+			// A change of m.B, which a window of one series leaves out.
+			if _, err := s.AddChange(ctx, tr, &Change{Key: b, Hash: hashes[8], Prev: hashes[7], Before: 2, After: 3, State: StateFound}); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := s.Add(ctx, "example.com/z@main", &Commit{Hash: "zz"}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +183,7 @@ func TestWindow(t *testing.T) {
 					g.series += fmt.Sprintf("%s.%s %s %v; ", sr.Key.Package, sr.Key.Name, sr.Key.Unit, sr.Hashes)
 				}
 				for _, c := range chs {
-					g.changes += c.Hash + " " + c.Key.Unit + "; "
+					g.changes += c.Hash + " " + c.Key.Name + " " + c.Key.Unit + "; "
 				}
 				return g
 			}
@@ -190,15 +194,20 @@ func TestWindow(t *testing.T) {
 				{Window{}, got{
 					"01 02 03 04 05 06 07 08 09 10 ",
 					"m.A B/op [01 02 03 04 05 06 07 08 09 10]; m.A sec/op [01 02 03 04 05 06 07 08 09 10]; m.B sec/op [01 02 03 04 05 06 07 08 09 10]; m.Old sec/op [01 02]; ",
-					"03 B/op; 03 sec/op; 09 B/op; 09 sec/op; "}},
-				{Window{Commits: 3}, got{"08 09 10 ", "m.A B/op [08 09 10]; m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 B/op; 09 sec/op; "}},
-				{Window{Commits: 3, Unit: "sec/op"}, got{"08 09 10 ", "m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 sec/op; "}},
-				{Window{Commits: 2, Unit: "sec/op", Series: 1}, got{"09 10 ", "m.A sec/op [09 10]; ", "09 sec/op; "}},
+					"03 A B/op; 03 A sec/op; 09 A B/op; 09 A sec/op; 09 B sec/op; "}},
+				{Window{Commits: 3}, got{"08 09 10 ", "m.A B/op [08 09 10]; m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 A B/op; 09 A sec/op; 09 B sec/op; "}},
+				{Window{Commits: 3, Unit: "sec/op"}, got{"08 09 10 ", "m.A sec/op [08 09 10]; m.B sec/op [08 09 10]; ", "09 A sec/op; 09 B sec/op; "}},
+				{Window{Commits: 2, Unit: "sec/op", Series: 1}, got{"09 10 ", "m.A sec/op [09 10]; ", "09 A sec/op; "}},
 				{Window{Series: 3, Unit: "sec/op"}, got{
 					"01 02 03 04 05 06 07 08 09 10 ",
 					"m.A sec/op [01 02 03 04 05 06 07 08 09 10]; m.B sec/op [01 02 03 04 05 06 07 08 09 10]; m.Old sec/op [01 02]; ",
-					"03 sec/op; 09 sec/op; "}},
+					"03 A sec/op; 09 A sec/op; 09 B sec/op; "}},
 				{Window{Commits: 100}, read(Window{})},
+				// Ending at an earlier commit: what was read when it was
+				// the last, whatever was recorded since.
+				{Window{Last: 3}, got{"01 02 03 ", "m.A B/op [01 02 03]; m.A sec/op [01 02 03]; m.B sec/op [01 02 03]; m.Old sec/op [01 02]; ", "03 A B/op; 03 A sec/op; "}},
+				{Window{Last: 5, Commits: 2, Unit: "sec/op"}, got{"04 05 ", "m.A sec/op [04 05]; m.B sec/op [04 05]; ", ""}},
+				{Window{Last: 2, Series: 1}, got{"01 02 ", "m.A B/op [01 02]; ", ""}},
 			} {
 				if g := read(tt.w); g != tt.want {
 					t.Errorf("%+v:\n got %q\nwant %q", tt.w, g, tt.want)
