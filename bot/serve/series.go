@@ -76,12 +76,19 @@ func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([
 
 // apiSeries serves GET /api/series: the tracks' histories as JSON
 // ({"tracks": [...]}, each as job.History has it), or one track's with
-// ?track=NAME: the latest MaxSeriesPoints commits of each, and their first
-// MaxAPISeries series of every unit.
+// ?track=NAME: the latest MaxSeriesPoints commits of each, and of their
+// series the first MaxAPISeries by package, name and unit, of one unit
+// with ?unit=UNIT ("sec/op": those the page plots, four times as many).
 func (h *Handler) apiSeries(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	name, unit := q.Get("track"), q.Get("unit")
+	if len(name) > maxQueryValue || len(unit) > maxQueryValue {
+		http.Error(w, fmt.Sprintf("track, unit: want at most %d bytes", maxQueryValue), http.StatusBadRequest)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), statusTimeout)
 	defer cancel()
-	hs, err := h.histories(ctx, r.URL.Query().Get("track"), track.Window{Commits: MaxSeriesPoints, Series: MaxAPISeries})
+	hs, err := h.histories(ctx, name, track.Window{Commits: MaxSeriesPoints, Unit: unit, Series: MaxAPISeries})
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "series", slog.String("error", err.Error()))
 		http.Error(w, "track history: not answering", http.StatusServiceUnavailable)
@@ -89,6 +96,10 @@ func (h *Handler) apiSeries(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, map[string]any{"tracks": hs})
 }
+
+// maxQueryValue bounds /api/series's track and unit: longer than any
+// track's name or unit, short enough for a log line.
+const maxQueryValue = 512
 
 // pageWindow is the part of a track's history the status page reads and
 // plots.

@@ -168,7 +168,7 @@ type Config struct {
 //	GET  /healthz         200 when the queue can take a job (queue.Queue.Check); 503 and why
 //	GET  /api/jobs        the recent jobs, as JSON (?limit=N, at most 1000)
 //	GET  /api/queue       this process and the leader among those on the queue, as JSON
-//	GET  /api/series      the tracked branches' benchmark series and change points, as JSON (?track=NAME)
+//	GET  /api/series      the tracked branches' benchmark series and change points, as JSON (?track=NAME, ?unit=UNIT)
 //	GET  /                the status page
 type Handler struct {
 	cfg   Config

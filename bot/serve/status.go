@@ -228,7 +228,8 @@ func benchOf(j queue.JobInfo, res *work.Output) pageBench {
 }
 
 var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
-	"short": abbrev.Hash,
+	"short":     abbrev.Hash,
+	"apiSeries": func() int { return MaxAPISeries },
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return ""
@@ -266,7 +267,7 @@ pre { background: #f6f6f6; padding: 8px; overflow-x: auto; }
 {{if .TracksError}}<p class="err">{{.TracksError}}</p>
 {{end}}{{range .Tracks}}<h3>{{.Name}}: {{.Recorded}} commits recorded{{if lt .Shown .Recorded}}, the latest {{.Shown}} shown{{end}}</h3>
 {{range .Plots}}<div>{{.}}</div>
-{{end}}{{if .More}}<p>and more series than these {{len .Plots}} (/api/series has more)</p>
+{{end}}{{if .More}}<p>and more series than these {{len .Plots}}: <a href="api/series?track={{.Name}}&amp;unit=sec%2Fop">/api/series</a> gives the first {{apiSeries}}, <code>patchbot track -show -json</code> every one.</p>
 {{end}}{{end}}{{end}}</body>
 </html>
 `))
