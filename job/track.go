@@ -54,10 +54,10 @@ type TrackRequest struct {
 	Bench BenchSettings `json:"bench"`
 
 	// GitHub, "OWNER/REPO", comments on the pull request a culprit came
-	// in by; Gerrit, a server's URL, on the change of the culprit's
-	// Change-Id. Both: Gerrit for a culprit whose Change-Id names a
-	// change there, GitHub for any other. Neither: the culprit is recorded and said, not
-	// commented.
+	// in by; Gerrit, a server's URL, on the change it came by (its commit,
+	// else its Change-Id). Both: Gerrit for a culprit whose change is
+	// found there, GitHub for any other. Neither: the culprit is recorded
+	// and said, not commented.
 	GitHub string `json:"github,omitempty"`
 	Gerrit string `json:"gerrit,omitempty"`
 	DryRun bool   `json:"dry_run,omitempty"`
@@ -238,7 +238,7 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		}
 		res.Bisections = append(res.Bisections, g)
 		if g.state() == track.StateBisected {
-			if err := t.comment(ctx, name, branch, g); err != nil {
+			if err := t.comment(ctx, name, g); err != nil {
 				if ctx.Err() != nil {
 					return res, err
 				}
@@ -625,13 +625,12 @@ func firstLine(s string) string {
 }
 
 // comment posts g's culprit's comment, once, on its review: its Gerrit
-// change (req.Gerrit), found by the commit's Change-Id, or the pull
-// request it came by (req.GitHub). Given both servers, a culprit whose
-// Change-Id names a change on the Gerrit is commented there, and any
-// other on GitHub, as a project reviewed on Gerrit and mirrored on GitHub
-// has it (a squash-merged pull request's commit may carry Change-Ids of
-// another Gerrit).
-func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBisection) error {
+// change (req.Gerrit; gerritChange), or the pull request it came by
+// (req.GitHub). Given both servers, a culprit whose change is found on the
+// Gerrit is commented there, and any other on GitHub, as a project
+// reviewed on Gerrit and mirrored on GitHub has it (a squash-merged pull
+// request's commit may carry Change-Ids of another Gerrit).
+func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) error {
 	req := t.req
 	culprit := g.Result.Culprit.Hash
 	// One comment per culprit and range: two ranges whose bisections
@@ -652,7 +651,12 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 			if cerr != nil {
 				return cerr
 			}
-			change, qerr := gerritChange(ctx, gc, id, branch)
+			// Without credentials the lookup would be anonymous, and a
+			// change the public may not see would pass for none.
+			if aerr := gc.CheckAuth("change " + id); aerr != nil && !req.DryRun {
+				return aerr
+			}
+			change, why, qerr := gerritChange(ctx, gc, culprit, id)
 			if qerr != nil {
 				return fmt.Errorf("track: finding the culprit %s's change: %w", abbrev.Hash(culprit), qerr)
 			}
@@ -660,7 +664,7 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 				g.Review = "gerrit:" + req.Gerrit + ":" + change
 				g.Post, err = gc.Post(ctx, review.GerritPost{Change: change, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
 			}
-			notOnGerrit = fmt.Sprintf("%s has no change %s", req.Gerrit, id)
+			notOnGerrit = why
 		}
 	}
 	switch {
@@ -718,23 +722,33 @@ func (t *tracker) comment(ctx context.Context, name, branch string, g *TrackBise
 	return nil
 }
 
-// gerritChange returns the change on g whose Change-Id is id, as
-// its number, or "" when g has none: one on branch, the tracked
-// branch, when the Change-Id is on several (a cherry-pick), else the
-// first Gerrit lists.
-func gerritChange(ctx context.Context, g *review.Gerrit, id, branch string) (string, error) {
-	cs, err := g.QueryChanges(ctx, "change:"+id, 10)
-	if err != nil || len(cs) == 0 {
-		return "", err
+// gerritChange returns the number of the change on g that the commit
+// hash came by: the change with a patch set of that commit (one merged
+// through Gerrit), else the one change of its Change-Id, id (a commit
+// rebased on its way to the branch). When there is none, or the Change-Id
+// names several (cherry-picks to other branches, or other projects) none
+// of them this commit, it returns "" and why, rather than guess.
+func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (change, why string, err error) {
+	cs, err := g.QueryChanges(ctx, "commit:"+hash, 2)
+	if err != nil {
+		return "", "", err
 	}
-	c := cs[0]
-	for _, o := range cs {
-		if o.Branch == branch {
-			c = o
-			break
-		}
+	switch len(cs) {
+	case 1:
+		return strconv.Itoa(cs[0].Number), "", nil
+	case 2:
+		return "", fmt.Sprintf("%s has several changes with %s as a patch set", g.URL(), abbrev.Hash(hash)), nil
 	}
-	return strconv.Itoa(c.Number), nil
+	if cs, err = g.QueryChanges(ctx, "change:"+id, 2); err != nil {
+		return "", "", err
+	}
+	switch len(cs) {
+	case 0:
+		return "", fmt.Sprintf("%s has no change %s that its account can see", g.URL(), id), nil
+	case 1:
+		return strconv.Itoa(cs[0].Number), "", nil
+	}
+	return "", fmt.Sprintf("%s has several changes %s, none with %s as a patch set", g.URL(), id, abbrev.Hash(hash)), nil
 }
 
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has
@@ -775,6 +789,10 @@ func TrackHistory(ctx context.Context, req *TrackRequest, store *track.Store) (*
 	return ReadHistory(ctx, store, name, track.Window{})
 }
 
+// testHookReadHistory, when set, runs in ReadHistory once it has read the
+// track's last commit: a test records another there.
+var testHookReadHistory func()
+
 // ReadHistory reads the history of the track called name from store, the
 // part of it in w, ending at the last commit recorded when it begins.
 func ReadHistory(ctx context.Context, store *track.Store, name string, w track.Window) (*History, error) {
@@ -790,6 +808,9 @@ func ReadHistory(ctx context.Context, store *track.Store, name string, w track.W
 	// Every read is of the window ending at the last commit read here,
 	// whatever a track job running beside adds meanwhile.
 	h.Recorded, w.Last = last.Seq, last.Seq
+	if testHookReadHistory != nil {
+		testHookReadHistory()
+	}
 	if h.Commits, err = store.Commits(ctx, name, w); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -381,53 +382,60 @@ func TestBenchRegexp(t *testing.T) {
 	}
 }
 
-// TestTrackGerrit comments on the real Gerrit: a history of 18 commits
-// after the project's master, each with a Change-Id, the first 6 pushed
-// for review; the slowdown at the 6th is bisected to it and its change
-// gets one message, tagged, whatever the runs after. The slowdown at the
-// 12th, whose Change-Id names no change on that Gerrit (a pull request
-// squash-merged on the GitHub mirror), is commented on its pull request.
+// TestTrackGerrit comments on the real Gerrit: a history of 30 commits
+// after the project's master, each with a Change-Id, slower at every 6th.
+// The culprits came to the branch four ways, each commented where its
+// review is, once whatever the runs after:
+//   - 6, pushed for review as it is, and cherry-picked to another
+//     branch for review: its change, found by its commit;
+//   - 12, whose Change-Id names no change on that Gerrit (a pull request
+//     squash-merged on the GitHub mirror): its pull request;
+//   - 18, reviewed as another commit of its Change-Id (rebased on its
+//     way): that change;
+//   - 24, whose Change-Id is on two changes of other commits, on two
+//     branches: neither (not guessed), and it has no pull request.
 func TestTrackGerrit(t *testing.T) {
 	gs := gerrittest.Get(t)
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-			"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
-			"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { return gs.Git(t, dir, args...) }
 	git("init", "-q", "-b", "master")
-	git("-c", gs.GitAuth(), "fetch", "-q", gs.URL+"/a/"+gs.Project, "master")
+	git("fetch", "-q", gs.URL+"/a/"+gs.Project, "master")
 	git("reset", "-q", "--hard", "FETCH_HEAD")
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/work\n"), 0o644)
-	hashes := []string{git("rev-parse", "HEAD")}
-	ids := []string{""}
-	for i := 1; i <= 18; i++ {
+	commit := func(file, msg string) string {
 		b := make([]byte, 20)
 		crand.Read(b)
-		id := "I" + hex.EncodeToString(b)
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("track%02d.txt", i)), []byte(hex.EncodeToString(b)), 0o644)
+		os.WriteFile(filepath.Join(dir, file), []byte(hex.EncodeToString(b)), 0o644)
 		git("add", "-A")
-		git("commit", "-q", "-m", fmt.Sprintf("track: step %d\n\nChange-Id: %s", i, id))
-		hashes, ids = append(hashes, git("rev-parse", "HEAD")), append(ids, id)
+		git("commit", "-q", "-m", msg)
+		return git("rev-parse", "HEAD")
 	}
-	git("-c", gs.GitAuth(), "push", "-q", gs.URL+"/a/"+gs.Project, hashes[6]+":refs/for/master")
+	newID := func() string {
+		b := make([]byte, 20)
+		crand.Read(b)
+		return "I" + hex.EncodeToString(b)
+	}
+	hashes := []string{git("rev-parse", "HEAD")}
+	ids := []string{""}
+	for i := 1; i <= 30; i++ {
+		id := newID()
+		hashes, ids = append(hashes, commit(fmt.Sprintf("track%02d.txt", i), fmt.Sprintf("track: step %d\n\nChange-Id: %s", i, id))), append(ids, id)
+	}
+	push := func(rev, ref string) { git("push", "-q", gs.URL+"/a/"+gs.Project, rev+":"+ref) }
+	push(hashes[6], "refs/for/master")
+	// 18 and 24 as other commits, off master's tip.
+	other := "track-" + gerrittest.Unique()
+	gs.CreateBranch(t, other, hashes[0])
+	for _, p := range []struct {
+		i      int
+		branch string
+	}{{6, other}, {18, "master"}, {24, "master"}, {24, other}} {
+		git("checkout", "-q", "--detach", hashes[0])
+		push(commit(fmt.Sprintf("side%02d.txt", p.i), fmt.Sprintf("track: step %d, as reviewed\n\nChange-Id: %s", p.i, ids[p.i])), "refs/for/"+p.branch)
+	}
+	git("checkout", "-q", "master")
 
-	m := newTrackModel(hashes, func(i int) float64 {
-		switch {
-		case i >= 12:
-			return 2.2e-6
-		case i >= 6:
-			return 1.5e-6
-		}
-		return 1e-6
-	})
+	m := newTrackModel(hashes, func(i int) float64 { return []float64{1e-6, 1.5e-6, 2.2e-6, 3.2e-6, 4.6e-6, 4.6e-6}[i/6] })
 	store := openTestStore(t)
 	gh := reviewtest.NewGitHub("gopher/work")
 	defer gh.Close()
@@ -436,8 +444,10 @@ func TestTrackGerrit(t *testing.T) {
 		return map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password, "HOME": t.TempDir(),
 			"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
 	}}
+	noPR := "no pull request of gopher/work has " + hashes[24][:12] + ", and "
+	several := gs.URL + " has several changes " + ids[24] + ", none with " + hashes[24][:12] + " as a patch set"
 	for run := range 2 {
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL, GitHub: "gopher/work"}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, MaxBisect: 4, Threshold: 0.05, Gerrit: gs.URL, GitHub: "gopher/work"}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		res, err := tr.run(context.Background())
 		if err != nil {
 			t.Fatalf("run %d: %v", run+1, err)
@@ -445,49 +455,138 @@ func TestTrackGerrit(t *testing.T) {
 		if run > 0 {
 			continue
 		}
-		if len(res.Bisections) != 2 {
-			t.Fatalf("first run: %d bisections, want 2: %+v", len(res.Bisections), res.Bisections)
+		got := map[string]string{}
+		for _, b := range res.Bisections {
+			if b.Result == nil || b.Result.Culprit == nil {
+				t.Fatalf("first run: a bisection without a culprit: %+v", b)
+			}
+			v := b.NoReview
+			if b.Post != nil {
+				v = string(b.Post.Action) + " on " + b.Review
+			}
+			got[b.Result.Culprit.Hash] = v
 		}
-		for i, want := range []review.Action{review.Posted, review.Created} {
-			if b := res.Bisections[i]; b.Post == nil || b.Post.Action != want {
-				t.Errorf("first run: the bisection of %s..%s: review %q, post %+v; want %s", b.Good, b.Bad, b.Review, b.Post, want)
+		for i, want := range map[int]string{
+			6:  "posted on gerrit:" + gs.URL + ":",
+			12: "created on github:gopher/work#8",
+			18: "posted on gerrit:" + gs.URL + ":",
+			24: noPR + several,
+		} {
+			if !strings.HasPrefix(got[hashes[i]], want) {
+				t.Errorf("first run: the culprit %d: %q, want %q", i, got[hashes[i]], want)
 			}
 		}
+		if len(got) != 4 {
+			t.Errorf("first run: %d culprits, want 4: %q", len(got), got)
+		}
 	}
-	// GitHub is asked of the second culprit alone: the first has its
-	// change on Gerrit.
+	// GitHub is asked of the culprits not on Gerrit alone.
 	for _, r := range gh.Requests() {
-		if r != "GET /api/v3/user" && !strings.Contains(r, hashes[12]) && !strings.Contains(r, "/issues/8/") {
-			t.Errorf("GitHub was asked %q, want only of the second culprit, %s, and its pull request", r, hashes[12])
+		if r != "GET /api/v3/user" && !strings.Contains(r, hashes[12]) && !strings.Contains(r, hashes[24]) && !strings.Contains(r, "/issues/8/") {
+			t.Errorf("GitHub was asked %q, want only of the culprits 12 and 24, and #8", r)
 		}
 	}
 	if cs := gh.Comments(); len(cs) != 1 || cs[0].Issue != 8 || !strings.Contains(cs[0].Body, hashes[12][:12]) {
 		t.Errorf("GitHub comments %+v, want one on #8 naming %s", cs, hashes[12][:12])
 	}
-	changes := gs.Changes(t, "change:"+ids[6])
-	if len(changes) != 1 {
-		t.Fatalf("%d changes of %s, want 1", len(changes), ids[6])
-	}
-	var posted []string
-	for _, msg := range gs.Messages(t, strconv.Itoa(changes[0].Number)) {
-		if strings.HasPrefix(msg.Tag, review.Tag("regression-")) {
-			posted = append(posted, msg.Message)
+	for i, query := range map[int]string{6: "commit:" + hashes[6], 18: "change:" + ids[18]} {
+		changes := gs.Changes(t, query)
+		if len(changes) != 1 {
+			t.Fatalf("%d changes of %s, want 1", len(changes), query)
+		}
+		var posted []string
+		for _, msg := range gs.Messages(t, strconv.Itoa(changes[0].Number)) {
+			if strings.HasPrefix(msg.Tag, review.Tag("regression-")) {
+				posted = append(posted, msg.Message)
+			}
+		}
+		if len(posted) != 1 || !strings.Contains(posted[0], "This commit made benchmarks slower: "+hashes[i][:12]) || !strings.Contains(posted[0], "/work Work-2: +") {
+			t.Errorf("change %d has %d regression messages, want one naming the culprit %d:\n%s", changes[0].Number, len(posted), i, strings.Join(posted, "\n---\n"))
 		}
 	}
-	if len(posted) != 1 || !strings.Contains(posted[0], "This commit made benchmarks slower: "+hashes[6][:12]) || !strings.Contains(posted[0], "/work Work-2: +") {
-		t.Errorf("change %d has %d regression messages, want one naming the culprit:\n%s", changes[0].Number, len(posted), strings.Join(posted, "\n---\n"))
+	for _, query := range []string{"change:" + ids[24], "change:" + ids[6] + " branch:" + other} {
+		for _, c := range gs.Changes(t, query) {
+			if n := len(gs.Messages(t, strconv.Itoa(c.Number))); n != 1 { // "Uploaded patch set 1."
+				t.Errorf("change %d (%s) has %d messages, want its upload's alone", c.Number, query, n)
+			}
+		}
 	}
 
-	// Given Gerrit alone, on a store of its own, the second culprit is
-	// recorded as having no review, at once, not retried run after run.
+	// Given Gerrit alone, on a store of its own, the culprits not found
+	// there are recorded as having no review, at once, not retried run
+	// after run.
+	// Without credentials, whose lookup would see only public changes,
+	// nothing is decided: the run fails saying what to set.
 	store = openTestStore(t)
-	tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, Gerrit: gs.URL}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+	anonymous := Env{Getenv: func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }}
+	tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, MaxBisect: 4, Threshold: 0.05, Gerrit: gs.URL}, cfg: config.Default(), env: anonymous.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+	if _, err := tr.run(context.Background()); err == nil || !strings.Contains(err.Error(), "PATCHBOT_GERRIT_USER") {
+		t.Errorf("Gerrit alone, without credentials: %v, want an error naming them", err)
+	}
+	changes, _ := store.Changes(context.Background(), "example.com/work@master", track.Window{})
+	for _, c := range changes {
+		if c.State == track.StateNoReview || c.State == track.StateCommented {
+			t.Errorf("Gerrit alone, without credentials: the change at %s is %s (%s), want it left to the next run", c.Hash, c.State, c.Reason)
+		}
+	}
+	tr.env = env.orDefaults()
 	if _, err := tr.run(context.Background()); err != nil {
 		t.Fatalf("Gerrit alone: %v", err)
 	}
-	got, _ := store.Changes(context.Background(), "example.com/work@master", track.Window{})
-	if len(got) != 2 || got[0].State != track.StateCommented || got[1].State != track.StateNoReview || got[1].Reason != gs.URL+" has no change "+ids[12] {
-		t.Errorf("Gerrit alone: changes %+v, want the first commented, the second with no review: %s has no change %s", got, gs.URL, ids[12])
+	changes, _ = store.Changes(context.Background(), "example.com/work@master", track.Window{})
+	var states []string
+	for _, c := range changes {
+		states = append(states, c.State+": "+c.Reason)
+	}
+	want := []string{
+		track.StateCommented + ": ",
+		track.StateNoReview + ": " + gs.URL + " has no change " + ids[12] + " that its account can see",
+		track.StateCommented + ": ",
+		track.StateNoReview + ": " + several,
+	}
+	if !slices.Equal(states, want) {
+		t.Errorf("Gerrit alone: changes\n%q\nwant\n%q", states, want)
+	}
+}
+
+// TestReadHistoryPinned: a commit recorded while ReadHistory reads (a
+// track job beside the status page) is not in what it returns: its
+// commits, series and change points are of one window.
+func TestReadHistoryPinned(t *testing.T) {
+	ctx := context.Background()
+	store := openTestStore(t)
+	const name = "example.com/m@main"
+	key := track.SeriesKey{Package: "example.com/m", Name: "Work-2", Unit: track.Unit}
+	add := func(i int) {
+		h := strings.Repeat(strconv.Itoa(i), 40)
+		if _, err := store.Add(ctx, name, &track.Commit{Hash: h}, []track.Value{{Key: key, Value: float64(i), N: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.AddChange(ctx, name, &track.Change{Key: key, Hash: h, Before: 1, After: 2, State: track.StateFound}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		add(i)
+	}
+	testHookReadHistory = func() { add(4) }
+	defer func() { testHookReadHistory = nil }()
+	h, err := ReadHistory(ctx, store, name, track.Window{Commits: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range h.Commits {
+		got = append(got, c.Hash[:1])
+	}
+	for _, s := range h.Series {
+		got = append(got, fmt.Sprint(s.Points))
+	}
+	for _, c := range h.Changes {
+		got = append(got, "change at "+c.Hash[:1])
+	}
+	if want := []string{"2", "3", "[2 3]", "change at 2", "change at 3"}; h.Recorded != 3 || !slices.Equal(got, want) {
+		t.Errorf("recorded %d, read %q; want 3, %q", h.Recorded, got, want)
 	}
 }
 

@@ -22,8 +22,8 @@ var cmdTrack = &subcommand{
 a database, finds where each benchmark's time changed, bisects each new
 slowdown to the commit that caused it, and comments once on that commit's
 review: the pull request it came by (-github) or its Gerrit change, found
-by its Change-Id (-gerrit); given both, Gerrit for a commit whose
-Change-Id names a change there, GitHub for any other.
+by its commit or its Change-Id (-gerrit); given both, Gerrit for a commit
+whose change is found there, GitHub for any other.
 
 Each run records the commits after the last one recorded, oldest first:
 every commit, or one in -every, at most -max a run (a first run starts
