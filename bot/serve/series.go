@@ -21,8 +21,8 @@ import (
 // database, for the status page's series and /api/series. TrackStore is
 // the one of a *track.Store.
 type Tracks interface {
-	// Tracks returns the tracks' names, sorted, at most max of them.
-	Tracks(ctx context.Context, max int) ([]string, error)
+	// Tracks returns the tracks' names, sorted, at most limit of them.
+	Tracks(ctx context.Context, limit int) ([]string, error)
 	// History returns the part of the named track's history in w.
 	History(ctx context.Context, name string, w track.Window) (*job.History, error)
 }
@@ -30,8 +30,8 @@ type Tracks interface {
 // TrackStore is the Tracks of a store.
 type TrackStore struct{ Store *track.Store }
 
-func (s TrackStore) Tracks(ctx context.Context, max int) ([]string, error) {
-	return s.Store.Tracks(ctx, max)
+func (s TrackStore) Tracks(ctx context.Context, limit int) ([]string, error) {
+	return s.Store.Tracks(ctx, limit)
 }
 
 func (s TrackStore) History(ctx context.Context, name string, w track.Window) (*job.History, error) {
