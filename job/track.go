@@ -729,26 +729,21 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 // names several (cherry-picks to other branches, or other projects) none
 // of them this commit, it returns "" and why, rather than guess.
 func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (change, why string, err error) {
-	cs, err := g.QueryChanges(ctx, "commit:"+hash, 2)
-	if err != nil {
-		return "", "", err
+	for _, q := range []struct{ query, several string }{
+		{"commit:" + hash, fmt.Sprintf("%s has several changes with %s as a patch set", g.URL(), abbrev.Hash(hash))},
+		{"change:" + id, fmt.Sprintf("%s has several changes %s, none with %s as a patch set", g.URL(), id, abbrev.Hash(hash))},
+	} {
+		cs, err := g.QueryChanges(ctx, q.query, 2)
+		switch {
+		case err != nil:
+			return "", "", err
+		case len(cs) == 1:
+			return strconv.Itoa(cs[0].Number), "", nil
+		case len(cs) > 1:
+			return "", q.several, nil
+		}
 	}
-	switch len(cs) {
-	case 1:
-		return strconv.Itoa(cs[0].Number), "", nil
-	case 2:
-		return "", fmt.Sprintf("%s has several changes with %s as a patch set", g.URL(), abbrev.Hash(hash)), nil
-	}
-	if cs, err = g.QueryChanges(ctx, "change:"+id, 2); err != nil {
-		return "", "", err
-	}
-	switch len(cs) {
-	case 0:
-		return "", fmt.Sprintf("%s has no change %s that its account can see", g.URL(), id), nil
-	case 1:
-		return strconv.Itoa(cs[0].Number), "", nil
-	}
-	return "", fmt.Sprintf("%s has several changes %s, none with %s as a patch set", g.URL(), id, abbrev.Hash(hash)), nil
+	return "", fmt.Sprintf("%s has no change %s that its account can see", g.URL(), id), nil
 }
 
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has
