@@ -63,6 +63,12 @@ func (r *Result) writeBench(b *bytes.Buffer) error {
 		fmt.Fprintf(b, "\n== bench\nnothing to run: %s\n", r.NoBench)
 		return nil
 	}
+	if len(br.Run.Packages) == 0 {
+		// The change affects no benchmark: the result says which
+		// packages it left out, and why.
+		fmt.Fprintf(b, "\n== bench: nothing to run, %s\n", br.Run.Wall.Round(time.Second))
+		return br.Write(b, benchrun.Benchcmp)
+	}
 	runs := fmt.Sprintf("%d runs per side", br.Run.Count)
 	if len(br.Run.Looks) > 0 {
 		runs = fmt.Sprintf("up to %d runs per side (-count auto)", br.Run.Count)

@@ -22,6 +22,9 @@ import (
 // the review formats show on every row.
 func writeBenchcmp(w io.Writer, r *Result) error {
 	bw := &errWriter{w: w}
+	if nothingRan(r) {
+		bw.printf("%s\n", noneAffected(r, func(s string) string { return s }))
+	}
 	groups := groupTables(r.Tables)
 	for gi, g := range groups {
 		if len(groups) > 1 {
@@ -123,7 +126,12 @@ func notes(bw *errWriter, r *Result, f Format) {
 	for _, warning := range warnings(r) {
 		items = append(items, "warning: "+text(warning))
 	}
-	if r.Run != nil {
+	if r.Run != nil && r.Run.Selection != nil {
+		if s := r.Run.Selection.String(); s != "" {
+			items = append(items, text(s))
+		}
+	}
+	if r.Run != nil && len(r.Run.Packages) > 0 {
 		items = append(items, text(r.Run.Isolation.String()))
 	}
 	if aa := aaNote(r); aa != "" {

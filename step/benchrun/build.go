@@ -34,8 +34,11 @@ type listed struct {
 
 // listPackages runs 'go list' on patterns in the module at modDir, on the
 // new side, and returns the packages in order, those with benchmarks
-// first.
-func listPackages(ctx context.Context, pr *procs, modDir string, patterns []string) (withBench, without []pkg, err error) {
+// first. With all, the patterns are the whole module's ("./..."): a
+// package go list has an error for is then left to the build when it has
+// benchmarks, and left out when it has none, as one whose files the build
+// constraints all exclude.
+func listPackages(ctx context.Context, pr *procs, modDir string, patterns []string, all bool) (withBench, without []pkg, err error) {
 	var stdout, stderr bytes.Buffer
 	c := pr.command(ListCommand, 1, "", modDir, &stdout, &stderr,
 		"go", append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error", "--"}, patterns...)...)
@@ -64,6 +67,10 @@ func listPackages(ctx context.Context, pr *procs, modDir string, patterns []stri
 			testOnly := strings.Contains(p.Error.Err, "no non-test Go files") && len(p.TestGoFiles)+len(p.XTestGoFiles) > 0
 			switch {
 			case testOnly:
+			case all && p.Dir != "":
+				if has, _ := hasBenchmarks(p.Dir, append(p.TestGoFiles, p.XTestGoFiles...)); !has {
+					continue
+				}
 			case p.Dir != "" && strings.HasPrefix(p.Error.Err, "no Go files in "):
 				// A directory of the module, of other files: no
 				// package, whatever runs.
@@ -160,14 +167,16 @@ func hasBenchmarks(dir string, files []string) (bool, error) {
 }
 
 // buildTest builds the test binary of p in the module at modDir, on side,
-// into bin and reports whether it wrote one: 'go test -c' writes nothing,
+// into bin and reports whether it wrote one. It builds with -trimpath, so
+// that the same code gives the same bytes in any directory, which is how
+// a Selection tells an unchanged package. 'go test -c' writes nothing,
 // and succeeds, for a package without test files, which on the old side
 // is how a change that adds a package's first benchmarks looks. A build
 // that fails is a *buildError carrying the compiler's output; any other
 // error is the Runner's.
 func buildTest(ctx context.Context, pr *procs, side int, modDir string, p pkg, bin string) (bool, error) {
 	var out bytes.Buffer
-	c := pr.command(BuildCommand, side, p.importPath, modDir, &out, &out, "go", "test", "-c", "-o", bin, p.rel)
+	c := pr.command(BuildCommand, side, p.importPath, modDir, &out, &out, "go", "test", "-c", "-trimpath", "-o", bin, p.rel)
 	c.Writes = append(c.Writes, filepath.Dir(bin))
 	c.Reads = []string{pr.trees[side]}
 	if err := pr.runner.Run(ctx, c); err != nil {

@@ -35,7 +35,7 @@ func BenchmarkTemp(b *testing.B) {
 func TestRunCancelLeavesNothing(t *testing.T) {
 	r := newTestRepo(t)
 	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", tempTestGo)
-	r.commit("sum: touch", "sum/sum.go", sumGo+"\n// touched\n")
+	r.commit("sum: touch", "sum/sum.go", "// touched: the lines below move\n"+sumGo)
 	t.Setenv("GOTMPDIR", "")
 
 	// found returns a function that reports whether a file whose name

@@ -127,44 +127,22 @@ func writeTree(ctx context.Context, c *object.Commit, dir string) error {
 // slash-separated, that hold files changed between base and head. A change
 // under a testdata directory counts for the package above it.
 func (r *repo) touchedDirs(base, head *object.Commit) ([]string, error) {
-	bt, err := base.Tree()
-	if err != nil {
-		return nil, err
-	}
-	ht, err := head.Tree()
-	if err != nil {
-		return nil, err
-	}
-	changes, err := object.DiffTree(bt, ht)
+	files, err := r.changedFiles(base, head)
 	if err != nil {
 		return nil, err
 	}
 	var dirs []string
-	for _, ch := range changes {
-		for _, name := range []string{ch.From.Name, ch.To.Name} {
-			if name == "" {
-				continue
-			}
-			parts := strings.Split(path.Dir(name), "/")
-			if i := slices.Index(parts, "testdata"); i >= 0 {
-				parts = parts[:i]
-			}
-			dir := path.Join(parts...)
-			if dir == "" {
-				dir = "."
-			}
-			if r.modRel != "" {
-				if dir != r.modRel && !strings.HasPrefix(dir, r.modRel+"/") {
-					continue // outside the module
-				}
-				dir = strings.TrimPrefix(strings.TrimPrefix(dir, r.modRel), "/")
-				if dir == "" {
-					dir = "."
-				}
-			}
-			if !slices.Contains(dirs, dir) {
-				dirs = append(dirs, dir)
-			}
+	for _, name := range files {
+		parts := strings.Split(path.Dir(name), "/")
+		if i := slices.Index(parts, "testdata"); i >= 0 {
+			parts = parts[:i]
+		}
+		dir := path.Join(parts...)
+		if dir == "" {
+			dir = "."
+		}
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
 		}
 	}
 	slices.Sort(dirs)

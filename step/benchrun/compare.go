@@ -125,6 +125,13 @@ func CompareFiles(oldPath, newPath string, opts *CompareOptions) (*Result, error
 	return r, nil
 }
 
+// setDefaults sets r's schema and levels as Compare would for opts: for a
+// Result that compares nothing.
+func (r *Result) setDefaults(opts *CompareOptions) {
+	thresholds, confidence := opts.thresholds()
+	r.Schema, r.Alpha, r.Confidence = ResultSchema, thresholds.CompareAlpha, confidence
+}
+
 // Compare summarises the results of old and new and compares them
 // benchmark by benchmark, exactly as benchstat does with its default
 // projection (tables by configuration and unit, rows by full name,

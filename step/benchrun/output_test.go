@@ -54,7 +54,7 @@ func BenchmarkZExit(b *testing.B) {
 func TestRunStrayOutput(t *testing.T) {
 	r := newTestRepo(t)
 	r.commit("stray: add", "stray/stray.go", "package stray\n", "stray/stray_test.go", strayTestGo)
-	r.commit("stray: touch", "stray/stray.go", "package stray\n\n// touched\n")
+	r.commit("stray: touch", "stray/stray.go", "package stray\n\nimport \"os\"\n\n// Args changes the test binary.\nvar Args = len(os.Args)\n")
 	o := quick(r.dir)
 	o.Count, o.Benchtime, o.CPU = 2, "100x", "2"
 	res, err := Run(context.Background(), o)

@@ -270,7 +270,12 @@ type RunInfo struct {
 	CPU       string   `json:"cpu,omitempty"`
 	Order     Order    `json:"order"`
 	Seed      uint64   `json:"seed,omitempty"`
-	Skipped   []string `json:"skipped,omitempty"` // touched packages without benchmarks
+	Skipped   []string `json:"skipped,omitempty"` // touched packages without benchmarks (a run of Head alone or against itself)
+
+	// Selection says why Packages were compared and the module's other
+	// packages with benchmarks were not, when the packages were not
+	// named; nil when they were.
+	Selection *Selection `json:"selection,omitempty"`
 
 	// Looks are a sequential comparison's runs per side after each
 	// round (Count is the last, the cap), and Margin its "same within

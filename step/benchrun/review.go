@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -123,6 +124,24 @@ func commonGeomean(t *Table) (g *Geomean, onlyOne int) {
 }
 
 // intro says what was compared.
+// nothingRan reports whether r is a run that compared no package, the
+// change affecting none (Selection).
+func nothingRan(r *Result) bool {
+	return r.Run != nil && r.Run.Selection != nil && len(r.Run.Packages) == 0
+}
+
+// noneAffected says that no benchmark ran, and why, its revisions quoted
+// with code.
+func noneAffected(r *Result, code func(string) string) string {
+	side := func(s Side) string {
+		if s.Commit == "" || strings.HasPrefix(s.Commit, s.Revision) {
+			return code(abbrev.Hash(cmp.Or(s.Commit, s.Revision)))
+		}
+		return code(s.Revision) + " (" + code(abbrev.Hash(s.Commit)) + ")"
+	}
+	return fmt.Sprintf("Benchmarks: none run: the change from %s to %s affects no package with benchmarks.", side(r.Base), side(r.Head))
+}
+
 func intro(r *Result, md bool) string {
 	code := escape.Gerrit
 	if md {
@@ -146,6 +165,9 @@ func intro(r *Result, md bool) string {
 	}
 	if r.Run == nil {
 		return fmt.Sprintf("Benchmarks: %s (old) vs %s (new).", side(r.Base), side(r.Head))
+	}
+	if nothingRan(r) {
+		return noneAffected(r, code)
 	}
 	var pkgs []string
 	for _, p := range r.Run.Packages {

@@ -224,24 +224,32 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		modDirs[side] = filepath.Join(dir, filepath.FromSlash(r.modRel))
 	}
 
-	// Which packages.
+	// Which packages: those named, else those the change affects
+	// (Selection), else, for a run of Head alone or against itself, those
+	// Head touched.
 	patterns := o.Packages
 	explicit := len(patterns) > 0
-	if !explicit {
-		from := base
-		if o.AA || o.Single {
-			// Both sides are Head: the packages Head itself touched.
-			if from, err = r.resolve("base", o.Head+"^"); err != nil {
-				what := "an A/A run"
-				if o.Single {
-					what = "a run"
-				}
-				return nil, &NoBenchmarksError{fmt.Sprintf("%s of %s, which has no parent to say which packages it touched: name the packages to benchmark with {bench.packages}", what, o.Head)}
+	selecting := !explicit && !o.AA && !o.Single
+	var changed []string
+	switch {
+	case selecting:
+		patterns = []string{"./..."}
+		if changed, err = r.changedFiles(base, head); err != nil {
+			return nil, fmt.Errorf("diff %s..%s: %v", o.Base, o.Head, err)
+		}
+	case !explicit:
+		// Both sides are Head: the packages Head itself touched.
+		from, err := r.resolve("base", o.Head+"^")
+		if err != nil {
+			what := "an A/A run"
+			if o.Single {
+				what = "a run"
 			}
+			return nil, &NoBenchmarksError{fmt.Sprintf("%s of %s, which has no parent to say which packages it touched: name the packages to benchmark with {bench.packages}", what, o.Head)}
 		}
 		dirs, err := r.touchedDirs(from, head)
 		if err != nil {
-			return nil, fmt.Errorf("diff %s..%s: %v", o.Base, o.Head, err)
+			return nil, fmt.Errorf("diff %s^..%s: %v", o.Head, o.Head, err)
 		}
 		for _, d := range dirs {
 			if goFiles(filepath.Join(modDirs[1], filepath.FromSlash(d))) {
@@ -249,7 +257,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			}
 		}
 		if len(patterns) == 0 {
-			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed between %s and %s; name the packages to benchmark with {bench.packages}", o.Base, o.Head)}
+			return nil, &NoBenchmarksError{fmt.Sprintf("no Go package of the module changed in %s; name the packages to benchmark with {bench.packages}", o.Head)}
 		}
 	}
 	headRev := o.Head
@@ -261,7 +269,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, err
 		}
 	}
-	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns)
+	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns, selecting)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
@@ -286,17 +294,18 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.Order == Shuffled {
 		info.Seed = o.Seed
 	}
-	for _, p := range skipped {
-		info.Skipped = append(info.Skipped, p.importPath)
+	if !selecting {
+		for _, p := range skipped {
+			info.Skipped = append(info.Skipped, p.importPath)
+		}
 	}
 	if len(pkgs) == 0 {
 		if explicit {
 			return nil, &NoBenchmarksError{fmt.Sprintf("no benchmarks in %s at %s; {bench.packages} must name packages with Benchmark functions", strings.Join(patterns, " "), o.Head)}
 		}
-		return nil, &NoBenchmarksError{fmt.Sprintf("no package changed between %s and %s has benchmarks (changed: %s); name the packages to benchmark with {bench.packages}", o.Base, o.Head, strings.Join(patterns, " "))}
-	}
-	for _, p := range pkgs {
-		info.Packages = append(info.Packages, p.importPath)
+		if !selecting {
+			return nil, &NoBenchmarksError{fmt.Sprintf("no package %s touched has benchmarks (touched: %s); name the packages to benchmark with {bench.packages}", o.Head, strings.Join(patterns, " "))}
+		}
 	}
 
 	sides := 2
@@ -310,8 +319,10 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	// (the head adds it) or that has no test files there (the head adds
 	// its first benchmarks) gets no binary: its benchmarks are all "added".
 	var bins [2][]string
+	var buildErrs [2][]string // when selecting: each side's build failures, to judge once both are built
 	for side := range 2 {
 		bins[side] = make([]string, len(pkgs))
+		buildErrs[side] = make([]string, len(pkgs))
 		if (o.AA || o.Single) && side == 0 {
 			continue // the new side's binaries serve both, or it runs alone
 		}
@@ -336,6 +347,12 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				return nil, interrupted(ctx)
 			}
 			var failed *buildError
+			if errors.As(err, &failed) && selecting {
+				// Whether the change broke it is known once both
+				// sides are built.
+				buildErrs[side][i] = relPaths.Replace(failed.out)
+				continue
+			}
 			if errors.As(err, &failed) {
 				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
 					sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
@@ -357,6 +374,36 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 
 	if o.AA {
 		copy(bins[0], bins[1])
+	}
+	if selecting {
+		sel, keep, err := selectAffected(pkgs, bins, buildErrs, changed, modDirs[1])
+		if err != nil {
+			return nil, err
+		}
+		if err := buildFailure(pkgs, buildErrs, revs, commits); err != nil {
+			return nil, err
+		}
+		info.Selection = sel
+		pkgs = filterIndex(pkgs, keep)
+		for side := range 2 {
+			bins[side] = filterIndex(bins[side], keep)
+		}
+	}
+	for _, p := range pkgs {
+		info.Packages = append(info.Packages, p.importPath)
+	}
+	prog.total = len(pkgs) * sides * o.Count
+	if len(pkgs) == 0 {
+		// Nothing the change did can show in a benchmark: an answer,
+		// with no runs.
+		prog.done()
+		info.Wall = time.Since(start)
+		res := &Result{Run: info, Tables: []*Table{}}
+		res.setDefaults(o.Compare)
+		for side, s := range []*Side{&res.Base, &res.Head} {
+			s.Label, s.Revision, s.Commit = revs[side], revs[side], commits[side]
+		}
+		return res, nil
 	}
 
 	// No -test.timeout: the testing package stops its alarm before it

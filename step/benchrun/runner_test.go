@@ -82,7 +82,7 @@ func BenchmarkEnv(b *testing.B) {
 func TestRunEnvironment(t *testing.T) {
 	r := newTestRepo(t)
 	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", envTestGo)
-	r.commit("sum: touch", "sum/sum.go", sumGo+"\n// touched\n")
+	r.commit("sum: touch", "sum/sum.go", "// touched: the lines below move\n"+sumGo)
 	setSecrets(t)
 	envDir := t.TempDir()
 	t.Setenv("BENCHENV_DIR", envDir)
@@ -259,7 +259,7 @@ func TestRunnerRefuses(t *testing.T) {
 		n    int // the call to refuse
 		want string
 	}{
-		{0, "new side (HEAD): go list ./sum: sandbox: refused"},
+		{0, "new side (HEAD): go list ./...: sandbox: refused"},
 		{1, "old side (HEAD^, " + base[:12] + "): building ./sum: sandbox: refused"},
 		{2, "new side (HEAD, " + head[:12] + "): building ./sum: sandbox: refused"},
 		{5, "new side (HEAD, " + head[:12] + "): running the benchmarks of ./sum: sandbox: refused"},

@@ -1,0 +1,306 @@
+package benchrun
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/patchbot/patchbot/internal/abbrev"
+)
+
+// A Selection says which of the module's packages with benchmarks a run
+// compared, when it was not told which (Options.Packages), and why the
+// others were left out.
+//
+// A package's benchmarks can see a change only through their test binary,
+// which holds every line of Go, assembly and C they run, of the package,
+// of what it imports and of the module's dependencies, and through the
+// files they read as they run. So every package with benchmarks at the
+// head is built at both revisions, reproducibly (-trimpath: the same code
+// gives the same bytes in any directory), and a package is affected when
+// its two test binaries differ, when it has none at the base, or when a
+// file changed that it may read: one in its directory, or in a directory
+// under it that is no package of its own (testdata, say), that the build
+// does not take in. The rest are unchanged: nothing the change did can
+// show in their benchmarks, and none of them runs.
+type Selection struct {
+	// Packages are the packages compared, each with why.
+	Packages []Affected `json:"packages"`
+	// Unchanged are the packages with benchmarks whose test binaries
+	// are identical at both revisions and which read no changed file.
+	Unchanged []string `json:"unchanged,omitempty"`
+	// Broken are the packages with benchmarks that build at neither
+	// revision, with the same error: the change did not break them, and
+	// they cannot be compared.
+	Broken []string `json:"broken,omitempty"`
+}
+
+// An Affected package is one a Selection compares, and why.
+type Affected struct {
+	Package string `json:"package"` // relative to the module: "./codec", "."
+	Reason  string `json:"reason"`  // "its test binary differs", …
+}
+
+// The reasons of an Affected package.
+const (
+	reasonBinary = "its test binary differs"
+	reasonNew    = "it has no test binary at the base"
+	reasonReads  = " changed, which its benchmarks may read" // after a file's name
+)
+
+// String says the selection in a line, for a reply: what was left out
+// and why; "" when nothing was.
+func (s *Selection) String() string {
+	var parts []string
+	if len(s.Unchanged) > 0 {
+		parts = append(parts, "unchanged: identical test binaries: "+strings.Join(s.Unchanged, ", "))
+	}
+	if len(s.Broken) > 0 {
+		parts = append(parts, "not compared: builds at neither revision: "+strings.Join(s.Broken, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// buildExts are the extensions of the files that a package's build takes
+// in besides .go files: what they change is in the test binary.
+var buildExts = []string{".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".m", ".f", ".F", ".for", ".f90", ".s", ".S", ".sx", ".syso", ".swig", ".swigcxx"}
+
+// buildFiles are the module's own files that its builds read.
+var buildFiles = []string{"go.mod", "go.sum", "go.work", "go.work.sum"}
+
+// dataFile reports whether name, a changed file relative to the module, is
+// one the build does not take in, which a benchmark may read as it runs: a
+// file that is not Go, assembly, C or the like, or any file under a
+// testdata directory (which the go command never builds). A name with an
+// element that begins with a dot (.github/, .gitignore) is taken for the
+// tools' own, as the go command takes such a directory for none of its
+// packages.
+func dataFile(name string) bool {
+	elems := strings.Split(name, "/")
+	for _, e := range elems {
+		if strings.HasPrefix(e, ".") {
+			return false
+		}
+	}
+	if slices.Contains(elems[:len(elems)-1], "testdata") {
+		return true
+	}
+	if slices.Contains(buildFiles, name) {
+		return false
+	}
+	ext := path.Ext(name)
+	return ext != ".go" && !slices.Contains(buildExts, ext)
+}
+
+// readers maps each changed data file (dataFile) to the package that may
+// read it: the one of the nearest directory, at or above the file's, that
+// holds Go files at the head (isPkg). A file of no package's directory
+// tree (a module whose root is no package) maps to none.
+func readers(changed []string, isPkg func(dir string) bool) map[string]string {
+	m := make(map[string]string)
+	for _, f := range changed {
+		if !dataFile(f) {
+			continue
+		}
+		for dir := path.Dir(f); ; dir = path.Dir(dir) {
+			if path.Base(dir) != "testdata" && isPkg(dir) {
+				m[f] = dir
+				break
+			}
+			if dir == "." {
+				break
+			}
+		}
+	}
+	return m
+}
+
+// relDir returns a package's directory relative to the module as path.Dir
+// gives it ("." or "a/b"), from its pkg.rel ("." or "./a/b").
+func relDir(rel string) string {
+	if rel == "." {
+		return "."
+	}
+	return strings.TrimPrefix(rel, "./")
+}
+
+// sameFile reports whether the files a and b hold the same bytes.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	sa, err := fa.Stat()
+	if err != nil {
+		return false, err
+	}
+	sb, err := fb.Stat()
+	if err != nil {
+		return false, err
+	}
+	if sa.Size() != sb.Size() {
+		return false, nil
+	}
+	ba, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if ea == io.EOF || ea == io.ErrUnexpectedEOF {
+			return eb == ea, nil
+		}
+		if ea != nil {
+			return false, ea
+		}
+		if eb != nil {
+			return false, eb
+		}
+	}
+}
+
+// changedFiles returns the files that differ between base and head,
+// relative to the module and slash-separated, in order: both names of a
+// file renamed, and none outside the module.
+func (r *repo) changedFiles(base, head *object.Commit) ([]string, error) {
+	bt, err := base.Tree()
+	if err != nil {
+		return nil, err
+	}
+	ht, err := head.Tree()
+	if err != nil {
+		return nil, err
+	}
+	changes, err := object.DiffTree(bt, ht)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, ch := range changes {
+		for _, name := range []string{ch.From.Name, ch.To.Name} {
+			if name == "" {
+				continue
+			}
+			if r.modRel != "" {
+				if !strings.HasPrefix(name, r.modRel+"/") {
+					continue // outside the module
+				}
+				name = strings.TrimPrefix(name, r.modRel+"/")
+			}
+			if !slices.Contains(files, name) {
+				files = append(files, name)
+			}
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// selectAffected judges each package of pkgs, built at both sides into
+// bins (a side without a binary has "", one whose build failed its
+// compiler's output in buildErrs), against the changed files, and
+// returns the Selection and which packages to keep. modDir is the head's
+// module directory, where a data file's package is looked for.
+func selectAffected(pkgs []pkg, bins [2][]string, buildErrs [2][]string, changed []string, modDir string) (*Selection, []bool, error) {
+	sel := &Selection{Packages: []Affected{}}
+	keep := make([]bool, len(pkgs))
+	byDir := make(map[string]int)
+	for i, p := range pkgs {
+		byDir[relDir(p.rel)] = i
+	}
+	reads := readers(changed, func(dir string) bool {
+		if _, ok := byDir[dir]; ok {
+			return true
+		}
+		return goFiles(modDir + "/" + dir)
+	})
+	readBy := make(map[int][]string)
+	for _, f := range changed {
+		if dir, ok := reads[f]; ok {
+			if i, ok := byDir[dir]; ok {
+				readBy[i] = append(readBy[i], f)
+			}
+		}
+	}
+	for i, p := range pkgs {
+		var reason string
+		switch {
+		case buildErrs[0][i] != "" && buildErrs[0][i] == buildErrs[1][i]:
+			sel.Broken = append(sel.Broken, p.rel)
+			continue
+		case buildErrs[0][i] != "" || buildErrs[1][i] != "":
+			keep[i] = true // buildFailure reports it
+			continue
+		case bins[0][i] == "" && bins[1][i] != "":
+			reason = reasonNew
+		case bins[1][i] == "":
+			// No test binary at the head: 'go test -c' wrote none.
+			sel.Unchanged = append(sel.Unchanged, p.rel)
+			continue
+		default:
+			same, err := sameFile(bins[0][i], bins[1][i])
+			if err != nil {
+				return nil, nil, err
+			}
+			if !same {
+				reason = reasonBinary
+			}
+		}
+		if reason == "" && len(readBy[i]) > 0 {
+			files := readBy[i]
+			reason = files[0]
+			if len(files) > 1 {
+				reason += fmt.Sprintf(" and %d more", len(files)-1)
+			}
+			reason += reasonReads
+		}
+		if reason == "" {
+			sel.Unchanged = append(sel.Unchanged, p.rel)
+			continue
+		}
+		keep[i] = true
+		sel.Packages = append(sel.Packages, Affected{Package: p.rel, Reason: reason})
+	}
+	return sel, keep, nil
+}
+
+// buildFailure returns the error of the first package of pkgs that builds
+// on one side only (buildErrs), as Run words a side that does not build.
+func buildFailure(pkgs []pkg, buildErrs [2][]string, revs, commits [2]string) error {
+	for i, p := range pkgs {
+		if buildErrs[0][i] == buildErrs[1][i] {
+			continue
+		}
+		side := 1
+		if buildErrs[1][i] == "" {
+			side = 0
+		}
+		return fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
+			sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, buildErrs[side][i])
+	}
+	return nil
+}
+
+// filterIndex returns the elements of s whose keep is true.
+func filterIndex[T any](s []T, keep []bool) []T {
+	var out []T
+	for i, v := range s {
+		if keep[i] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

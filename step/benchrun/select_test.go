@@ -1,0 +1,155 @@
+package benchrun
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The module of the selection tests: a (with BenchmarkA) imports
+// internal/b (no benchmarks); c (with BenchmarkC) stands apart and reads
+// testdata.
+const (
+	selAGo = `package a
+
+import "example.com/bench/internal/b"
+
+func A() int { return b.Work(100) }
+`
+	selATestGo = `package a
+
+import "testing"
+
+var sink int
+
+func BenchmarkA(b *testing.B) {
+	for range b.N {
+		sink += A()
+	}
+}
+`
+	selBGo = `package b
+
+// Work does n units of work.
+func Work(n int) int {
+	s := 0
+	for i := range n {
+		s += i * i
+	}
+	return s
+}
+`
+	selCGo = `package c
+
+func C(s string) int { return len(s) }
+`
+	selCTestGo = `package c
+
+import (
+	"os"
+	"testing"
+)
+
+var sink int
+
+func BenchmarkC(b *testing.B) {
+	data, _ := os.ReadFile("testdata/in.txt")
+	for range b.N {
+		sink += C(string(data))
+	}
+}
+`
+)
+
+// Without packages named, Run compares the packages whose test binaries
+// differ or which may read a changed file, and says of the rest that they
+// are unchanged: a change to an imported package is benchmarked, one to
+// docs or a comment is not.
+func TestRunSelection(t *testing.T) {
+	r := newTestRepo(t)
+	r.commit("add a, b, c", "a/a.go", selAGo, "a/a_test.go", selATestGo, "internal/b/b.go", selBGo,
+		"c/c.go", selCGo, "c/c_test.go", selCTestGo, "c/testdata/in.txt", "hello\n", "README.md", "# bench\n")
+	r.commit("b: twice the work", "internal/b/b.go", strings.Replace(selBGo, "range n", "range 2 * n", 1))
+	r.commit("docs and a comment", "README.md", "# bench, again\n", ".github/workflows/ci.yml", "on: push\n",
+		"a/a.go", strings.Replace(selAGo, "b.Work(100) }", "b.Work(100) } // a comment", 1))
+	r.commit("c: new input", "c/testdata/in.txt", "hello, world\n")
+	r.commit("c: notes", "c/notes.md", "notes\n")
+
+	tests := []struct {
+		name      string
+		base      string
+		head      string
+		packages  []string // the selection's, with reasons
+		unchanged []string
+	}{
+		{"imported package", "HEAD~4", "HEAD~3", []string{"./a: " + reasonBinary}, []string{"./c"}},
+		{"docs and a comment", "HEAD~3", "HEAD~2", nil, []string{"./a", "./c"}},
+		{"testdata", "HEAD~2", "HEAD~1", []string{"./c: c/testdata/in.txt" + reasonReads}, []string{"./a"}},
+		{"a file in the directory", "HEAD~1", "HEAD", []string{"./c: c/notes.md" + reasonReads}, []string{"./a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := quick(r.dir)
+			o.Count, o.Benchtime = 2, "1x"
+			o.Base, o.Head = tt.base, tt.head
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel := res.Run.Selection
+			if sel == nil {
+				t.Fatal("no selection in the result")
+			}
+			var got []string
+			for _, p := range sel.Packages {
+				got = append(got, p.Package+": "+p.Reason)
+			}
+			if !slices.Equal(got, tt.packages) || !slices.Equal(sel.Unchanged, tt.unchanged) {
+				t.Errorf("selected %q, unchanged %q; want %q, %q", got, sel.Unchanged, tt.packages, tt.unchanged)
+			}
+			if len(tt.packages) == 0 {
+				if len(res.Tables) != 0 || res.Run.BenchTime != 0 {
+					t.Errorf("nothing affected, yet %d tables and %v of runs", len(res.Tables), res.Run.BenchTime)
+				}
+			}
+			// Every format says what was left out.
+			want := "unchanged: identical test binaries: " + strings.Join(tt.unchanged, ", ")
+			for _, f := range []Format{Benchcmp, Markdown, Gerrit} {
+				if out := res.String(f); !strings.Contains(out, want) {
+					t.Errorf("%s does not say %q:\n%s", f, want, out)
+				}
+			}
+			var back Result
+			if err := json.Unmarshal([]byte(res.String(JSON)), &back); err != nil {
+				t.Fatal(err)
+			}
+			if back.Run.Selection == nil || !slices.Equal(back.Run.Selection.Unchanged, tt.unchanged) {
+				t.Errorf("JSON selection = %+v", back.Run.Selection)
+			}
+		})
+	}
+}
+
+func TestDataFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"README.md":               true,
+		"c/notes.md":              true,
+		"c/testdata/in.go":        true, // never built
+		"c/testdata/sub/x.s":      true,
+		"c/c.go":                  false,
+		"c/asm_amd64.s":           false,
+		"c/lib.c":                 false,
+		"go.mod":                  false,
+		"go.sum":                  false,
+		"sub/go.mod":              true, // a nested module's: not this build's
+		".github/workflows/a.yml": false,
+		".gitignore":              false,
+		"c/.hidden/x":             false,
+	} {
+		if got := dataFile(name); got != want {
+			t.Errorf("dataFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
