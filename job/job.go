@@ -233,7 +233,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		plan = &verdict.Plan{Looks: verdict.Looks(verdict.Round, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
 	}
 	return benchrun.Options{
-		Packages: b.Packages, Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
+		Packages: b.Packages, SelectAll: b.Select == "all", Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,
 		CPU: b.CPU, Timeout: timeout, Order: ord, Seed: seed, OutDir: b.OutDir,
 		Compare:  &benchrun.CompareOptions{Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()},
 		Plan:     plan,

@@ -81,9 +81,13 @@ type Patch struct {
 // BenchSettings are what the bench step measures. Zero fields take the
 // configuration's values (run.count, run.benchtime).
 type BenchSettings struct {
-	Packages []string `json:"packages,omitempty"` // go list patterns; empty: the packages the change touches
-	Bench    string   `json:"bench,omitempty"`    // the -test.bench regexp; "": all (the example's story for the example)
-	Count    int      `json:"count,omitempty"`    // runs per side
+	Packages []string `json:"packages,omitempty"` // go list patterns; empty: the packages the change affects
+	// Select is how the packages and benchmarks are picked when
+	// Packages is empty: "affected" (the default, "") those the change
+	// affects and can reach, "all" every one of the module.
+	Select string `json:"select,omitempty"`
+	Bench  string `json:"bench,omitempty"` // the -test.bench regexp; "": all (the example's story for the example)
+	Count  int    `json:"count,omitempty"` // runs per side
 	// Auto makes the comparison sequential (-count auto): rounds of 6
 	// runs a side, each benchmark run until it is decided, at most
 	// MaxCount runs a side (0: bench.max_count). Count is then unused.
@@ -320,6 +324,9 @@ func (b *BenchSettings) validate() error {
 	}
 	if b.MaxCount != 0 && (b.MaxCount < verdict.Round || b.MaxCount > MaxCount) {
 		return remedy.Fieldf("bench.max_count", fmt.Sprint(b.MaxCount), "must be from %d (one round of an automatic count) to %d", verdict.Round, MaxCount)
+	}
+	if b.Select != "" && b.Select != "affected" && b.Select != "all" {
+		return remedy.Fieldf("bench.select", b.Select, "must be affected or all")
 	}
 	if b.Benchtime != "" {
 		if err := config.ValidBenchtime(b.Benchtime); err != nil {

@@ -48,7 +48,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		cfgFile := configFlag(fs)
 		repo := fs.String("repo", ".", "the Git repository (and Go module) `DIR`")
 		var pkgs stringsFlag
-		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change touches)")
+		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change affects, -select)")
+		sel := fs.String("select", "affected", "without -pkg, which benchmarks run: affected (those the change can reach, in the packages whose test binaries differ) or all")
 		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
 		var count config.Count
 		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, auto)")
@@ -125,7 +126,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 					return usagef("-aa compares one revision with itself: give at most one")
 				}
 				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
-					Packages: pkgs, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, AA: *aa,
+					Packages: pkgs, Select: *sel, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, AA: *aa,
 					Benchtime: *benchtime, CPU: *cpu,
 					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
 					Sandbox: *sandboxed,
@@ -173,7 +174,7 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 }
 
 // runFlags are the flags that only make sense when bench runs benchmarks.
-var runFlags = []string{"repo", "pkg", "bench", "count", "max-count", "aa", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
+var runFlags = []string{"repo", "pkg", "select", "bench", "count", "max-count", "aa", "benchtime", "cpu", "timeout", "order", "seed", "o", "sandbox"}
 
 // stringsFlag is a flag that may be given several times.
 type stringsFlag []string

@@ -25,6 +25,7 @@ var fieldFlags = map[string]string{
 	"bench.benchtime":     "-benchtime",
 	"bench.bench":         "-bench",
 	"bench.packages":      "-pkg",
+	"bench.select":        "-select",
 	"bench.out_dir":       "-o",
 	"bench.cpu":           "-cpu",
 	"bench.timeout_ns":    "-timeout",

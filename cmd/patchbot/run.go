@@ -14,7 +14,7 @@ import (
 
 var cmdRun = &subcommand{
 	name:  "run",
-	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N|auto] [-max-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-o DIR] [-no-freeze] [-n] [-json] [-q] [-keep] [-config FILE] [PATCH...]",
+	args:  "[-repo DIR] [-onto REV] [-change ID | -push [push flags]] [-gerrit URL] [-github OWNER/REPO#N] [-for BRANCH] [-at DATE] [-count N|auto] [-max-count N] [-benchtime D] [-bench REGEXP] [-pkg PATTERN]... [-select affected|all] [-o DIR] [-no-freeze] [-n] [-json] [-q] [-keep] [-config FILE] [PATCH...]",
 	short: "the whole job: port, freeze check, benchmarks, review message",
 	long: `Run does the whole job, in four steps, each reported as it ends:
 
@@ -68,6 +68,7 @@ the bench section. See 'patchbot doc run'.`,
 		fs.Var(&count, "count", "benchmark runs per side, at most 1000, or auto: run each benchmark until it is decided (default: run.count, auto)")
 		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
 		benchtime := fs.String("benchtime", "", "each benchmark run's -test.benchtime `D` (default: run.benchtime)")
+		sel := fs.String("select", "affected", "without -pkg, which benchmarks run: affected (those the change can reach, in the packages whose test binaries differ) or all")
 		bench := fs.String("bench", "", "run only the benchmarks matching `REGEXP` (default: all; the example's story for the example)")
 		var pkgs stringsFlag
 		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the patches touch)")
@@ -125,7 +126,7 @@ the bench section. See 'patchbot doc run'.`,
 			if err := checkCount(set, count, *maxCount, cfg.Run.Count); err != nil {
 				return err
 			}
-			req.Bench = job.BenchSettings{Packages: pkgs, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, Benchtime: *benchtime, OutDir: *outDir}
+			req.Bench = job.BenchSettings{Packages: pkgs, Select: *sel, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, Benchtime: *benchtime, OutDir: *outDir}
 			switch {
 			case *pf.push:
 				req.Gerrit = &job.Gerrit{Server: *pf.gerrit, Push: pf.push1()}

@@ -202,6 +202,25 @@ type procs struct {
 	trees  [2]string // each side's checkout
 }
 
+// GoEnver is a Runner whose processes see modules the go command outside
+// it would not: a sandbox with a module cache of its own. GoEnv returns
+// the variables that show them (GOMODCACHE=…), for what Run does with
+// the go command itself: the call graph of a changed package.
+type GoEnver interface {
+	Runner
+	GoEnv() []string
+}
+
+// goEnv returns the environment of the go command Run runs itself, not
+// through the Runner: the processes', with the Runner's GoEnv.
+func (pr *procs) goEnv() []string {
+	env := slices.Clone(pr.env)
+	if ge, ok := pr.runner.(GoEnver); ok {
+		env = append(env, ge.GoEnv()...)
+	}
+	return env
+}
+
 // command returns a Command of kind for side, writing in its TempDir,
 // whose callers add what else it reads and writes.
 func (pr *procs) command(kind CommandKind, side int, importPath, dir string, stdout, stderr io.Writer, path string, args ...string) *Command {

@@ -30,9 +30,12 @@ type Options struct {
 	Head string // the new revision; "" means "HEAD"
 
 	// Packages are 'go list' patterns, relative to the module ("./codec",
-	// "./..."). When empty, Run takes the packages with files changed
-	// between Base and Head that have benchmarks.
-	Packages []string
+	// "./..."). When empty, Run takes the packages with benchmarks that
+	// the change from Base to Head affects, and of those the benchmarks
+	// it can reach (Selection); with SelectAll, every package of the
+	// module with benchmarks, and all of them.
+	Packages  []string
+	SelectAll bool
 
 	Bench     string        // -test.bench regexp; "" means "."
 	Count     int           // runs per side; 0 means 10
@@ -229,9 +232,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	// Head touched.
 	patterns := o.Packages
 	explicit := len(patterns) > 0
-	selecting := !explicit && !o.AA && !o.Single
+	selecting := !explicit && !o.AA && !o.Single && !o.SelectAll
 	var changed []string
 	switch {
+	case !explicit && o.SelectAll && !o.AA && !o.Single:
+		patterns = []string{"./..."}
 	case selecting:
 		patterns = []string{"./..."}
 		if changed, err = r.changedFiles(base, head); err != nil {
@@ -269,7 +274,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, err
 		}
 	}
-	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns, selecting)
+	pkgs, skipped, err := listPackages(ctx, pr, modDirs[1], patterns, !explicit && !o.AA && !o.Single)
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx)
 	}
@@ -375,6 +380,13 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if o.AA {
 		copy(bins[0], bins[1])
 	}
+	// Each package's -test.bench: o.Bench, narrowed to the benchmarks a
+	// change reaches, then, in a sequential comparison, to those not
+	// decided yet; "" when none is left.
+	benches := make([]string, len(pkgs))
+	for i := range benches {
+		benches[i] = o.Bench
+	}
 	if selecting {
 		sel, keep, err := selectAffected(pkgs, bins, buildErrs, changed, modDirs[1])
 		if err != nil {
@@ -383,8 +395,17 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		if err := buildFailure(pkgs, buildErrs, revs, commits); err != nil {
 			return nil, err
 		}
+		if len(pkgs) > 0 {
+			if err := narrowByReach(ctx, sel, pkgs, keep, benches, modDirs, changed, modulePath(pkgs[0]), pr.goEnv()); err != nil {
+				if ctx.Err() != nil {
+					return nil, interrupted(ctx)
+				}
+				return nil, fmt.Errorf("selecting the benchmarks: %v", err)
+			}
+		}
 		info.Selection = sel
 		pkgs = filterIndex(pkgs, keep)
+		benches = filterIndex(benches, keep)
 		for side := range 2 {
 			bins[side] = filterIndex(bins[side], keep)
 		}
@@ -417,13 +438,6 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			args = append(args, "-test.cpu="+o.CPU)
 		}
 		return args
-	}
-	// Each package's -test.bench: o.Bench, then, in a sequential
-	// comparison, narrowed to the benchmarks not decided yet; "" when
-	// none is left.
-	benches := make([]string, len(pkgs))
-	for i := range benches {
-		benches[i] = o.Bench
 	}
 
 	var raw [2]*rawWriter

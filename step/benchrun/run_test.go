@@ -67,7 +67,15 @@ func TestRun(t *testing.T) {
 		}
 	}
 	findRow(t, res, "B/s", "Sum")
-	findRow(t, res, "allocs/op", "Alloc")
+	// BenchmarkAlloc calls no function the change touched: it is left
+	// out, and the result says so.
+	sel := res.Run.Selection
+	if sel == nil || len(sel.Packages) != 1 || !slices.Equal(sel.Packages[0].LeftOut, []string{"BenchmarkAlloc"}) {
+		t.Errorf("selection = %+v, want BenchmarkAlloc left out of ./sum", sel)
+	}
+	if s := res.String(Benchcmp); !strings.Contains(s, "left out of ./sum, as no changed function is reachable from them: BenchmarkAlloc") {
+		t.Errorf("benchcmp does not say BenchmarkAlloc was left out:\n%s", s)
+	}
 
 	// The raw files are benchstat input, each with its revision.
 	for side, commit := range map[string]string{"old": base, "new": head} {
@@ -258,6 +266,7 @@ func TestRunFailure(t *testing.T) {
 		"func BenchmarkAlloc(b *testing.B) {\n\tb.Fatal(\"allocation went wrong\")", 1))
 	o := quick(r.dir)
 	o.Count = 2
+	o.Packages = []string{"./sum"} // Sum too, which the change does not reach
 	res, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +388,7 @@ func BenchmarkSlow(b *testing.B) {
 	}()
 	o := quick(r.dir)
 	o.Benchtime = "1x"
+	o.Packages = []string{"./sum"} // the touch moved lines, which no benchmark can see
 	_, err := Run(ctx, o)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("err = %v, want interrupted", err)

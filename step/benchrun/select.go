@@ -2,16 +2,22 @@ package benchrun
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/step/benchrun/internal/reach"
 )
 
 // A Selection says which of the module's packages with benchmarks a run
@@ -35,6 +41,9 @@ type Selection struct {
 	// Unchanged are the packages with benchmarks whose test binaries
 	// are identical at both revisions and which read no changed file.
 	Unchanged []string `json:"unchanged,omitempty"`
+	// Unreached are the packages whose test binaries differ but from
+	// none of whose benchmarks a changed function is reachable.
+	Unreached []string `json:"unreached,omitempty"`
 	// Broken are the packages with benchmarks that build at neither
 	// revision, with the same error: the change did not break them, and
 	// they cannot be compared.
@@ -45,6 +54,16 @@ type Selection struct {
 type Affected struct {
 	Package string `json:"package"` // relative to the module: "./codec", "."
 	Reason  string `json:"reason"`  // "its test binary differs", …
+
+	// All says why every benchmark of the package runs, when its test
+	// binary differs and the call graph could not tell its benchmarks
+	// apart ("a/a.go: a var, const or type declaration changed"); "" when
+	// it could, or was not asked.
+	All string `json:"all,omitempty"`
+	// LeftOut are the benchmark functions of the package, without
+	// "Benchmark", from which no changed function is reachable: they do
+	// not run.
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // The reasons of an Affected package.
@@ -60,6 +79,14 @@ func (s *Selection) String() string {
 	var parts []string
 	if len(s.Unchanged) > 0 {
 		parts = append(parts, "unchanged: identical test binaries: "+strings.Join(s.Unchanged, ", "))
+	}
+	if len(s.Unreached) > 0 {
+		parts = append(parts, "no benchmark reaches a changed function: "+strings.Join(s.Unreached, ", "))
+	}
+	for _, p := range s.Packages {
+		if len(p.LeftOut) > 0 {
+			parts = append(parts, fmt.Sprintf("left out of %s, as no changed function is reachable from them: %s", p.Package, strings.Join(p.LeftOut, ", ")))
+		}
 	}
 	if len(s.Broken) > 0 {
 		parts = append(parts, "not compared: builds at neither revision: "+strings.Join(s.Broken, ", "))
@@ -303,4 +330,98 @@ func filterIndex[T any](s []T, keep []bool) []T {
 		}
 	}
 	return out
+}
+
+// narrowByReach asks the call graph which benchmarks of each package sel
+// took for its test binary reach a changed function, and narrows them:
+// benches[i], pkgs[i]'s -test.bench, to those; keep[i] false for a
+// package none of whose benchmarks does. trees are the sides' module
+// directories, changed the changed files, modPath the module's path.
+func narrowByReach(ctx context.Context, sel *Selection, pkgs []pkg, keep []bool, benches []string, trees [2]string, changed []string, modPath string, env []string) error {
+	var files []reach.File
+	for _, f := range changed {
+		if path.Ext(f) != ".go" && dataFile(f) {
+			continue
+		}
+		rf := reach.File{Path: f}
+		for side, dst := range []*[]byte{&rf.Old, &rf.New} {
+			data, err := os.ReadFile(filepath.Join(trees[side], filepath.FromSlash(f)))
+			if err == nil {
+				*dst = data
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		files = append(files, rf)
+	}
+	changes := reach.Diff(modPath, files)
+	for i, p := range pkgs {
+		a := sel.find(p.rel)
+		if !keep[i] || a == nil || a.Reason != reasonBinary {
+			continue
+		}
+		s, err := reach.Select(ctx, p.rel, changes, reach.Options{Dir: trees[1], Env: env, ModPrefix: modPath})
+		if err != nil {
+			return err
+		}
+		if s.All != "" {
+			a.All = s.All
+			continue
+		}
+		if len(s.Reached) == 0 {
+			keep[i] = false
+			sel.Unreached = append(sel.Unreached, p.rel)
+			sel.remove(p.rel)
+			continue
+		}
+		names := matching(benches[i], s.Reached)
+		if len(names) == 0 {
+			continue // -test.bench matches none of them: the run says so
+		}
+		for _, n := range s.Unreached {
+			a.LeftOut = append(a.LeftOut, "Benchmark"+n)
+		}
+		if len(a.LeftOut) > 0 {
+			benches[i] = narrow(benches[i], names)
+		}
+	}
+	return nil
+}
+
+// matching returns the names (of benchmark functions, without
+// "Benchmark") that the first level of the -test.bench regexp bench
+// matches, as go test matches it; all of them when it does not compile.
+func matching(bench string, names []string) []string {
+	re, err := regexp.Compile(splitLevels(bench)[0])
+	if err != nil {
+		return names
+	}
+	var out []string
+	for _, n := range names {
+		if re.MatchString("Benchmark" + n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *Selection) find(rel string) *Affected {
+	for i := range s.Packages {
+		if s.Packages[i].Package == rel {
+			return &s.Packages[i]
+		}
+	}
+	return nil
+}
+
+func (s *Selection) remove(rel string) {
+	s.Packages = slices.DeleteFunc(s.Packages, func(a Affected) bool { return a.Package == rel })
+}
+
+// modulePath returns the path of the module whose package p is.
+func modulePath(p pkg) string {
+	if p.rel == "." {
+		return p.importPath
+	}
+	return strings.TrimSuffix(p.importPath, strings.TrimPrefix(p.rel, "."))
 }

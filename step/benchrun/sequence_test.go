@@ -40,7 +40,7 @@ func TestRunAuto(t *testing.T) {
 	r.commit("sum: add", "sum/sum.go", sumGo, "sum/sum_test.go", sumTestGo)
 	r.commit("sum: closed form", "sum/sum.go", sumFastGo)
 	plan := &verdict.Plan{Looks: []int{5, 10, 15}, Alpha: 0.05, Margin: 0.02}
-	res, err := Run(context.Background(), Options{Dir: r.dir, Benchtime: "200x", Plan: plan})
+	res, err := Run(context.Background(), Options{Dir: r.dir, Benchtime: "200x", Plan: plan, Packages: []string{"./sum"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,6 +256,13 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	return nil
 }
 
+// GoEnv points the go command that benchrun runs outside the sandbox (to
+// load a changed package's call graph) at the modules the sandbox's
+// processes build with.
+func (s *Sandbox) GoEnv() []string {
+	return []string{"GOMODCACHE=" + s.mod}
+}
+
 // Isolation says how the sandbox runs processes, for every result.
 func (s *Sandbox) Isolation() benchrun.Isolation {
 	l := s.limits
