@@ -257,7 +257,9 @@ func TestRunInterrupted(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			timer := time.AfterFunc(after, func() { cancel(errors.New("interrupt signal received")) })
 			defer timer.Stop()
-			_, err := runPlan(ctx, plan{Freeze: freezePlan{Sources: sources(t)}, Bench: benchrun.Options{Count: 2, Benchtime: "1x"}})
+			// Runs of 200ms: the builds take under a second from the
+			// cache, and the last moment must still find a run going.
+			_, err := runPlan(ctx, plan{Freeze: freezePlan{Sources: sources(t)}, Bench: benchrun.Options{Count: 2, Benchtime: "200ms"}})
 			if err == nil {
 				t.Fatal("Run succeeded after an interrupt")
 			}
