@@ -148,6 +148,42 @@ func readers(changed []string, isPkg func(dir string) bool) map[string]string {
 	return m
 }
 
+// listing are the calls by which a benchmark can read files it does not
+// name.
+var listing = []string{"ReadDir", "Readdir", "Glob", "Walk", "DirFS", "Open(\".\")", "Open(\"\")"}
+
+// mayRead reports whether the package in the directory pkgDir (dir,
+// relative to the module) may read the changed file name, relative to
+// the module: one under a testdata directory, always; any other, when
+// the package's Go files (its tests' too) name it or list a directory.
+// A README beside a package's code is no input of its benchmarks unless
+// they say so.
+func mayRead(pkgDir, dir, name string) bool {
+	rel := strings.TrimPrefix(name, dir+"/")
+	if dir == "." {
+		rel = name
+	}
+	if slices.Contains(strings.Split(path.Dir(rel), "/"), "testdata") {
+		return true
+	}
+	files, _ := filepath.Glob(filepath.Join(pkgDir, "*.go"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return true
+		}
+		if bytes.Contains(data, []byte(path.Base(name))) {
+			return true
+		}
+		for _, l := range listing {
+			if bytes.Contains(data, []byte(l)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // relDir returns a package's directory relative to the module as path.Dir
 // gives it ("." or "a/b"), from its pkg.rel ("." or "./a/b").
 func relDir(rel string) string {
@@ -257,7 +293,7 @@ func selectAffected(pkgs []pkg, bins [2][]string, buildErrs [2][]string, changed
 	readBy := make(map[int][]string)
 	for _, f := range changed {
 		if dir, ok := reads[f]; ok {
-			if i, ok := byDir[dir]; ok {
+			if i, ok := byDir[dir]; ok && mayRead(filepath.Join(modDir, filepath.FromSlash(dir)), dir, f) {
 				readBy[i] = append(readBy[i], f)
 			}
 		}

@@ -56,6 +56,8 @@ var sink int
 
 func BenchmarkC(b *testing.B) {
 	data, _ := os.ReadFile("testdata/in.txt")
+	notes, _ := os.ReadFile("notes.md")
+	data = append(data, notes...)
 	for range b.N {
 		sink += C(string(data))
 	}
@@ -76,6 +78,7 @@ func TestRunSelection(t *testing.T) {
 		"a/a.go", strings.Replace(selAGo, "b.Work(100) }", "b.Work(100) } // a comment", 1))
 	r.commit("c: new input", "c/testdata/in.txt", "hello, world\n")
 	r.commit("c: notes", "c/notes.md", "notes\n")
+	r.commit("c: readme", "c/README.md", "# c\n")
 
 	tests := []struct {
 		name      string
@@ -84,10 +87,11 @@ func TestRunSelection(t *testing.T) {
 		packages  []string // the selection's, with reasons
 		unchanged []string
 	}{
-		{"imported package", "HEAD~4", "HEAD~3", []string{"./a: " + reasonBinary}, []string{"./c"}},
-		{"docs and a comment", "HEAD~3", "HEAD~2", nil, []string{"./a", "./c"}},
-		{"testdata", "HEAD~2", "HEAD~1", []string{"./c: c/testdata/in.txt" + reasonReads}, []string{"./a"}},
-		{"a file in the directory", "HEAD~1", "HEAD", []string{"./c: c/notes.md" + reasonReads}, []string{"./a"}},
+		{"imported package", "HEAD~5", "HEAD~4", []string{"./a: " + reasonBinary}, []string{"./c"}},
+		{"docs and a comment", "HEAD~4", "HEAD~3", nil, []string{"./a", "./c"}},
+		{"testdata", "HEAD~3", "HEAD~2", []string{"./c: c/testdata/in.txt" + reasonReads}, []string{"./a"}},
+		{"a file the package names", "HEAD~2", "HEAD~1", []string{"./c: c/notes.md" + reasonReads}, []string{"./a"}},
+		{"a file it does not name", "HEAD~1", "HEAD", nil, []string{"./a", "./c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
