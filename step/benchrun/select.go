@@ -390,7 +390,7 @@ func narrowByReach(ctx context.Context, sel *Selection, pkgs []pkg, keep []bool,
 		}
 		files = append(files, rf)
 	}
-	changes := reach.Diff(modPath, files)
+	changes := reach.Diff(modPath, files, nestedModules(trees, changed)...)
 	for i, p := range pkgs {
 		a := sel.find(p.rel)
 		if !keep[i] || a == nil || a.Reason != reasonBinary {
@@ -422,6 +422,27 @@ func narrowByReach(ctx context.Context, sel *Selection, pkgs []pkg, keep []bool,
 		}
 	}
 	return nil
+}
+
+// nestedModules returns the directories, relative to the module, of the
+// modules nested in it (a go.mod of their own, at either side) that hold
+// one of the changed files.
+func nestedModules(trees [2]string, changed []string) []string {
+	var dirs []string
+	for _, f := range changed {
+		for dir := path.Dir(f); dir != "."; dir = path.Dir(dir) {
+			if slices.Contains(dirs, dir) {
+				break
+			}
+			for _, t := range trees {
+				if _, err := os.Stat(filepath.Join(t, filepath.FromSlash(dir), "go.mod")); err == nil {
+					dirs = append(dirs, dir)
+					break
+				}
+			}
+		}
+	}
+	return dirs
 }
 
 // matching returns the names (of benchmark functions, without

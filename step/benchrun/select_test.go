@@ -65,20 +65,44 @@ func BenchmarkC(b *testing.B) {
 `
 )
 
+// selDepGo is a module of its own, which the bench module replaces with
+// its directory.
+var selDepGo = strings.Replace(selBGo, "package b", "package dep", 1)
+
+const selDTestGo = `package d
+
+import (
+	"testing"
+
+	"example.com/dep"
+)
+
+var sink int
+
+func BenchmarkD(b *testing.B) {
+	for range b.N {
+		sink += dep.Work(100)
+	}
+}
+`
+
 // Without packages named, Run compares the packages whose test binaries
 // differ or which may read a changed file, and says of the rest that they
 // are unchanged: a change to an imported package is benchmarked, one to
 // docs or a comment is not.
 func TestRunSelection(t *testing.T) {
 	r := newTestRepo(t)
-	r.commit("add a, b, c", "a/a.go", selAGo, "a/a_test.go", selATestGo, "internal/b/b.go", selBGo,
-		"c/c.go", selCGo, "c/c_test.go", selCTestGo, "c/testdata/in.txt", "hello\n", "README.md", "# bench\n")
+	r.commit("add a, b, c, d", "a/a.go", selAGo, "a/a_test.go", selATestGo, "internal/b/b.go", selBGo,
+		"c/c.go", selCGo, "c/c_test.go", selCTestGo, "c/testdata/in.txt", "hello\n", "README.md", "# bench\n",
+		"go.mod", "module example.com/bench\n\ngo 1.26\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n",
+		"dep/go.mod", "module example.com/dep\n\ngo 1.26\n", "dep/dep.go", selDepGo, "d/d_test.go", selDTestGo)
 	r.commit("b: twice the work", "internal/b/b.go", strings.Replace(selBGo, "range n", "range 2 * n", 1))
 	r.commit("docs and a comment", "README.md", "# bench, again\n", ".github/workflows/ci.yml", "on: push\n",
 		"a/a.go", strings.Replace(selAGo, "b.Work(100) }", "b.Work(100) } // a comment", 1))
 	r.commit("c: new input", "c/testdata/in.txt", "hello, world\n")
 	r.commit("c: notes", "c/notes.md", "notes\n")
 	r.commit("c: readme", "c/README.md", "# c\n")
+	r.commit("dep: twice the work", "dep/dep.go", strings.Replace(selDepGo, "range n", "range 2 * n", 1))
 
 	tests := []struct {
 		name      string
@@ -87,11 +111,12 @@ func TestRunSelection(t *testing.T) {
 		packages  []string // the selection's, with reasons
 		unchanged []string
 	}{
-		{"imported package", "HEAD~5", "HEAD~4", []string{"./a: " + reasonBinary}, []string{"./c"}},
-		{"docs and a comment", "HEAD~4", "HEAD~3", nil, []string{"./a", "./c"}},
-		{"testdata", "HEAD~3", "HEAD~2", []string{"./c: c/testdata/in.txt" + reasonReads}, []string{"./a"}},
-		{"a file the package names", "HEAD~2", "HEAD~1", []string{"./c: c/notes.md" + reasonReads}, []string{"./a"}},
-		{"a file it does not name", "HEAD~1", "HEAD", nil, []string{"./a", "./c"}},
+		{"imported package", "HEAD~6", "HEAD~5", []string{"./a: " + reasonBinary}, []string{"./c", "./d"}},
+		{"docs and a comment", "HEAD~5", "HEAD~4", nil, []string{"./a", "./c", "./d"}},
+		{"testdata", "HEAD~4", "HEAD~3", []string{"./c: c/testdata/in.txt" + reasonReads}, []string{"./a", "./d"}},
+		{"a file the package names", "HEAD~3", "HEAD~2", []string{"./c: c/notes.md" + reasonReads}, []string{"./a", "./d"}},
+		{"a file it does not name", "HEAD~2", "HEAD~1", nil, []string{"./a", "./c", "./d"}},
+		{"a replaced module", "HEAD~1", "HEAD", []string{"./d: " + reasonBinary}, []string{"./a", "./c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

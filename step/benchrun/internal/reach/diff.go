@@ -67,8 +67,10 @@ var nonGoBuild = []string{".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hx
 
 // Diff compares the sides of the changed files of the module at modPath.
 // Files under testdata, and files the build does not take in, are left
-// out: what reads them is the caller's to say.
-func Diff(modPath string, files []File) *Changes {
+// out: what reads them is the caller's to say. A file of another module
+// (vendor/, or a directory with a go.mod of its own, which nested names)
+// has an import path Diff cannot tell: its change reaches everywhere.
+func Diff(modPath string, files []File, nested ...string) *Changes {
 	c := &Changes{Funcs: map[string]bool{}, Whole: map[string]string{}}
 	for _, f := range files {
 		dir := path.Dir(f.Path)
@@ -79,11 +81,13 @@ func Diff(modPath string, files []File) *Changes {
 		if dir != "." {
 			importPath += "/" + dir
 		}
+		inNested := slices.ContainsFunc(nested, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
 		switch base := path.Base(f.Path); {
+		case inNested || strings.HasPrefix(f.Path, "vendor/"):
+			// Another module's code, by another import path.
+			c.whole(Everywhere, f.Path+" changed")
 		case base == "go.mod" || base == "go.sum" || base == "go.work" || base == "go.work.sum":
-			if dir == "." {
-				c.whole(Everywhere, f.Path+" changed")
-			}
+			c.whole(Everywhere, f.Path+" changed")
 		case base == "modules.txt" && dir == "vendor":
 			c.whole(Everywhere, f.Path+" changed")
 		case slices.Contains(nonGoBuild, path.Ext(base)):

@@ -54,6 +54,8 @@ func TestDiff(t *testing.T) {
 		{"an external test", "a/a_test.go", "package a_test\n\nfunc h() {}\n", "package a_test\n\nfunc h() { h() }\n", []string{"m/a_test.h"}, ""},
 		{"assembly", "a/a_amd64.s", "TEXT ·f(SB),0,$0\n", "TEXT ·f(SB),0,$8\n", nil, "m/a: a/a_amd64.s changed"},
 		{"go.mod (a replace, a bump)", "go.mod", "module m\n", "module m\n\nreplace x => ./x\n", nil, ": go.mod changed"},
+		{"a vendored module", "vendor/x.org/y/y.go", "package y\n\nfunc F() {}\n", "package y\n\nfunc F() { F() }\n", nil, ": vendor/x.org/y/y.go changed"},
+		{"a nested module", "dep/dep.go", "package dep\n\nfunc F() {}\n", "package dep\n\nfunc F() { F() }\n", nil, ": dep/dep.go changed"},
 		{"testdata", "a/testdata/x.go", "package x\n", "package y\n", nil, ""},
 		{"the module's root", "root.go", "package m\n\nfunc R() {}\n", "package m\n\nfunc R() { R() }\n", []string{"m.R"}, ""},
 	}
@@ -63,7 +65,7 @@ func TestDiff(t *testing.T) {
 			if tt.old == "" {
 				f.Old = nil
 			}
-			c := Diff("m", []File{f})
+			c := Diff("m", []File{f}, "dep")
 			funcs := slices.Sorted(maps.Keys(c.Funcs))
 			if !slices.Equal(funcs, tt.funcs) {
 				t.Errorf("funcs = %q, want %q", funcs, tt.funcs)
