@@ -17,9 +17,10 @@ type BisectRequest struct {
 	Good, Bad string  // revisions; Good a first-parent ancestor of Bad
 	Threshold float64 // 0.05 for 5%; 0 means bench.threshold
 
-	// Bench says which benchmarks and how, as for bench; its Packages
-	// default to every package of the module (./...), since a step's
-	// own change says nothing of where the slowdown shows.
+	// Bench says which benchmarks and how, as for bench. Without
+	// Packages, each step runs the benchmarks that the change from Good
+	// to the step's commit affects (benchrun's Selection): a step whose
+	// commit affects none is not slower, with no runs.
 	Bench BenchSettings
 }
 
@@ -40,9 +41,6 @@ func Bisect(ctx context.Context, req *BisectRequest, cfg *config.Config, env Env
 		threshold = cfg.Bench.Threshold.Fraction()
 	}
 	b := req.Bench.orDefaults(cfg.Bench.Count, cfg.Bench.Benchtime)
-	if len(b.Packages) == 0 {
-		b.Packages = []string{"./..."}
-	}
 	o, err := benchOptions(ctx, &b, &cfg.Bench, env)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -155,6 +156,12 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 		measure: func(ctx context.Context, ref, hash string) (*benchrun.Result, error) {
 			o := o
 			o.Base, o.Head, o.Single = ref, hash, ref == ""
+			if ref != "" && len(req.Bench.Packages) == 0 {
+				// Against the reference, what the commits since
+				// it affect; valuesOf records the rest as the
+				// reference's.
+				o.Packages = nil
+			}
 			return benchrun.Run(ctx, o)
 		},
 		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error) {
@@ -459,6 +466,23 @@ func valuesOf(r *benchrun.Result, ref map[track.SeriesKey]float64) []track.Value
 				v.Value = row.New.Center / row.Old.Center * base
 			}
 			out = append(out, v)
+		}
+	}
+	// A benchmark the selection left out runs the reference's code: its
+	// value is the reference's, measured by no run (N 0).
+	if r.Run != nil && r.Run.Selection != nil {
+		have := make(map[track.SeriesKey]bool, len(out))
+		for _, v := range out {
+			have[v.Key] = true
+		}
+		keys := slices.Collect(maps.Keys(ref))
+		slices.SortFunc(keys, func(a, b track.SeriesKey) int {
+			return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Unit, b.Unit))
+		})
+		for _, k := range keys {
+			if !have[k] && r.Run.Selection.Skipped(k.Package, k.Name) {
+				out = append(out, track.Value{Key: k, Value: ref[k]})
+			}
 		}
 	}
 	return out

@@ -396,6 +396,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			return nil, err
 		}
 		if len(pkgs) > 0 {
+			sel.Module = modulePath(pkgs[0])
 			if err := narrowByReach(ctx, sel, pkgs, keep, benches, modDirs, changed, modulePath(pkgs[0]), pr.goEnv()); err != nil {
 				if ctx.Err() != nil {
 					return nil, interrupted(ctx)

@@ -36,6 +36,8 @@ import (
 // does not take in. The rest are unchanged: nothing the change did can
 // show in their benchmarks, and none of them runs.
 type Selection struct {
+	// Module is the module's path, to which the packages' are relative.
+	Module string `json:"module"`
 	// Packages are the packages compared, each with why.
 	Packages []Affected `json:"packages"`
 	// Unchanged are the packages with benchmarks whose test binaries
@@ -64,6 +66,35 @@ type Affected struct {
 	// "Benchmark", from which no changed function is reachable: they do
 	// not run.
 	LeftOut []string `json:"left_out,omitempty"`
+}
+
+// Skipped reports whether the selection left out the benchmark that a
+// result row names (row, "Sum64/4B-2") in the package at importPath: its
+// package unchanged or unreached, or its function left out. Its code is
+// then the same at both revisions.
+func (s *Selection) Skipped(importPath, row string) bool {
+	rel := "."
+	if importPath != s.Module {
+		if !strings.HasPrefix(importPath, s.Module+"/") {
+			return false
+		}
+		rel = "./" + strings.TrimPrefix(importPath, s.Module+"/")
+	}
+	if slices.Contains(s.Unchanged, rel) || slices.Contains(s.Unreached, rel) {
+		return true
+	}
+	a := s.find(rel)
+	if a == nil {
+		return false
+	}
+	name, _, sub := strings.Cut(row, "/")
+	if !sub {
+		// The GOMAXPROCS suffix ends the name: "Sum-2".
+		if i := strings.LastIndexByte(name, '-'); i > 0 && strings.Trim(name[i+1:], "0123456789") == "" {
+			name = name[:i]
+		}
+	}
+	return slices.Contains(a.LeftOut, "Benchmark"+name)
 }
 
 // The reasons of an Affected package.

@@ -182,3 +182,31 @@ func TestDataFile(t *testing.T) {
 		}
 	}
 }
+
+func TestSelectionSkipped(t *testing.T) {
+	s := &Selection{
+		Module:    "example.com/m",
+		Packages:  []Affected{{Package: "./a", Reason: reasonBinary, LeftOut: []string{"BenchmarkOld", "BenchmarkSub"}}, {Package: ".", Reason: reasonBinary}},
+		Unchanged: []string{"./c"},
+		Unreached: []string{"./d/e"},
+	}
+	for _, tt := range []struct {
+		pkg, row string
+		want     bool
+	}{
+		{"example.com/m/a", "Old-2", true},
+		{"example.com/m/a", "Old", true},
+		{"example.com/m/a", "Sub/x-8-2", true},
+		{"example.com/m/a", "New-2", false},
+		{"example.com/m/a", "Older-2", false},
+		{"example.com/m/c", "Any-2", true},
+		{"example.com/m/d/e", "Any/x-2", true},
+		{"example.com/m", "Old-2", false},
+		{"example.com/mother", "Old-2", false},
+		{"example.com/m/b", "Old-2", false},
+	} {
+		if got := s.Skipped(tt.pkg, tt.row); got != tt.want {
+			t.Errorf("Skipped(%q, %q) = %v, want %v", tt.pkg, tt.row, got, tt.want)
+		}
+	}
+}

@@ -221,6 +221,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 // judge returns the verdict of a comparison for a bisection.
 func judge(r *benchrun.Result, threshold float64) Step {
 	s := Step{Result: r, Rows: []Row{}}
+	if r.Run != nil && r.Run.Selection != nil && len(r.Run.Packages) == 0 {
+		// The change affects no benchmark: nothing can be slower.
+		s.Verdict = NotSlower
+		return s
+	}
 	slower, undecided := false, false
 	for _, t := range r.Tables {
 		if t.Unit != "sec/op" {

@@ -166,3 +166,16 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("%d comparisons ran for bisections that could not start", f.calls)
 	}
 }
+
+// A step whose change affects no benchmark (benchrun's selection ran
+// nothing) is not slower; one that ran nothing otherwise is undecided.
+func TestJudgeNothingRan(t *testing.T) {
+	none := &benchrun.Result{Tables: []*benchrun.Table{}, Run: &benchrun.RunInfo{Selection: &benchrun.Selection{Unchanged: []string{"./a"}}}}
+	if s := judge(none, 0.05); s.Verdict != NotSlower {
+		t.Errorf("nothing affected: %s, want %s", s.Verdict, NotSlower)
+	}
+	empty := &benchrun.Result{Tables: []*benchrun.Table{}, Run: &benchrun.RunInfo{Packages: []string{"example.com/a"}}}
+	if s := judge(empty, 0.05); s.Verdict != Undecided {
+		t.Errorf("no rows: %s, want %s", s.Verdict, Undecided)
+	}
+}
