@@ -44,7 +44,7 @@ var rules = []Rule{
 		Doc: "Benchmarks the packages at the change's base and at the revision this message is on, " +
 			"interleaved, and replies with the comparison. " +
 			"PKG is a package pattern of the repository such as ./codec, ./... or codec/... " +
-			fmt.Sprintf("(at most %d; default: the packages the change touches). ", MaxPackages) +
+			fmt.Sprintf("(at most %d; default: the benchmarks the change can affect). ", MaxPackages) +
 			fmt.Sprintf("-count N is the runs per side, 1 to %d; -count auto runs each benchmark until it is decided "+
 				"faster, slower, the same or undecided (default: the configuration's, auto unless set). ", MaxCount) +
 			"-aa compares the revision with itself, one binary on both sides: whatever it flags is a false alarm of this machine. " +
