@@ -74,7 +74,7 @@ type Command struct {
 	Auto     bool     // bench -count auto
 	AA       bool     // bench -aa: the revision against itself
 	Bench    string   // bench -bench; "": every benchmark
-	Packages []string // bench's packages, as ./path patterns; none: those the change touches
+	Packages []string // bench's packages, as ./path patterns; none: those the change affects
 }
 
 // String returns the command as a line that Parse reads back as the same
