@@ -127,7 +127,7 @@ func writeTree(ctx context.Context, c *object.Commit, dir string) error {
 // slash-separated, that hold files changed between base and head. A change
 // under a testdata directory counts for the package above it.
 func (r *repo) touchedDirs(base, head *object.Commit) ([]string, error) {
-	files, err := r.changedFiles(base, head)
+	files, _, err := r.changedFiles(base, head)
 	if err != nil {
 		return nil, err
 	}

@@ -234,12 +234,13 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	explicit := len(patterns) > 0
 	selecting := !explicit && !o.AA && !o.Single && !o.SelectAll
 	var changed []string
+	var outside bool
 	switch {
 	case !explicit && o.SelectAll && !o.AA && !o.Single:
 		patterns = []string{"./..."}
 	case selecting:
 		patterns = []string{"./..."}
-		if changed, err = r.changedFiles(base, head); err != nil {
+		if changed, outside, err = r.changedFiles(base, head); err != nil {
 			return nil, fmt.Errorf("diff %s..%s: %v", o.Base, o.Head, err)
 		}
 	case !explicit:
@@ -397,11 +398,14 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 		if len(pkgs) > 0 {
 			sel.Module = modulePath(pkgs[0])
-			if err := narrowByReach(ctx, sel, pkgs, keep, benches, modDirs, changed, modulePath(pkgs[0]), pr.goEnv()); err != nil {
+			if err := narrowByReach(ctx, sel, pkgs, keep, benches, modDirs, changed, outside, modulePath(pkgs[0]), pr.goEnv()); err != nil {
 				if ctx.Err() != nil {
 					return nil, interrupted(ctx)
 				}
 				return nil, fmt.Errorf("selecting the benchmarks: %v", err)
+			}
+			for i := range sel.Packages {
+				sel.Packages[i].All = relPaths.Replace(sel.Packages[i].All)
 			}
 		}
 		info.Selection = sel

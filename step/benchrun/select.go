@@ -199,7 +199,7 @@ func mayRead(pkgDir, dir, name string) bool {
 	}
 	files, _ := filepath.Glob(filepath.Join(pkgDir, "*.go"))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readSource(f)
 		if err != nil {
 			return true
 		}
@@ -268,21 +268,21 @@ func sameFile(a, b string) (bool, error) {
 
 // changedFiles returns the files that differ between base and head,
 // relative to the module and slash-separated, in order: both names of a
-// file renamed, and none outside the module.
-func (r *repo) changedFiles(base, head *object.Commit) ([]string, error) {
+// file renamed, and none outside the module; outside reports whether
+// some were (a replace of ../dep, a go.work above the module).
+func (r *repo) changedFiles(base, head *object.Commit) (files []string, outside bool, err error) {
 	bt, err := base.Tree()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ht, err := head.Tree()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	changes, err := object.DiffTree(bt, ht)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var files []string
 	for _, ch := range changes {
 		for _, name := range []string{ch.From.Name, ch.To.Name} {
 			if name == "" {
@@ -290,7 +290,8 @@ func (r *repo) changedFiles(base, head *object.Commit) ([]string, error) {
 			}
 			if r.modRel != "" {
 				if !strings.HasPrefix(name, r.modRel+"/") {
-					continue // outside the module
+					outside = true
+					continue
 				}
 				name = strings.TrimPrefix(name, r.modRel+"/")
 			}
@@ -300,7 +301,7 @@ func (r *repo) changedFiles(base, head *object.Commit) ([]string, error) {
 		}
 	}
 	slices.Sort(files)
-	return files, nil
+	return files, outside, nil
 }
 
 // selectAffected judges each package of pkgs, built at both sides into
@@ -404,24 +405,41 @@ func filterIndex[T any](s []T, keep []bool) []T {
 // benches[i], pkgs[i]'s -test.bench, to those; keep[i] false for a
 // package none of whose benchmarks does. trees are the sides' module
 // directories, changed the changed files, modPath the module's path.
-func narrowByReach(ctx context.Context, sel *Selection, pkgs []pkg, keep []bool, benches []string, trees [2]string, changed []string, modPath string, env []string) error {
+func narrowByReach(ctx context.Context, sel *Selection, pkgs []pkg, keep []bool, benches []string, trees [2]string, changed []string, outside bool, modPath string, env []string) error {
 	var files []reach.File
+	// A file no function's code says: an embedded file, or one read as
+	// the benchmarks run, may be what changed the binary, or what they
+	// read; a file outside the module, a replaced module's or a go.work's.
+	whole := ""
+	if outside {
+		whole = "files outside the module changed"
+	}
 	for _, f := range changed {
 		if path.Ext(f) != ".go" && dataFile(f) {
+			if whole == "" {
+				whole = f + " changed, which a benchmark may embed or read"
+			}
 			continue
 		}
 		rf := reach.File{Path: f}
 		for side, dst := range []*[]byte{&rf.Old, &rf.New} {
-			data, err := os.ReadFile(filepath.Join(trees[side], filepath.FromSlash(f)))
-			if err == nil {
+			data, err := readSource(filepath.Join(trees[side], filepath.FromSlash(f)))
+			switch {
+			case err == nil:
 				*dst = data
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			case errors.Is(err, fs.ErrNotExist):
+			case errors.Is(err, errNotSource):
+				whole = f + " is not a regular file of at most 4 MiB"
+			default:
 				return err
 			}
 		}
 		files = append(files, rf)
 	}
 	changes := reach.Diff(modPath, files, nestedModules(trees, changed)...)
+	if whole != "" {
+		changes.Whole[reach.Everywhere] = whole
+	}
 	for i, p := range pkgs {
 		a := sel.find(p.rel)
 		if !keep[i] || a == nil || a.Reason != reasonBinary {
@@ -474,6 +492,36 @@ func nestedModules(trees [2]string, changed []string) []string {
 		}
 	}
 	return dirs
+}
+
+// errNotSource is readSource's error for a file that is not a regular
+// file of at most maxSource bytes: a symbolic link, a device, a FIFO, or
+// something too big to be a change's source to read.
+var errNotSource = errors.New("not a regular file of at most 4 MiB")
+
+const maxSource = 4 << 20
+
+// readSource reads the file name of a checkout, which the change wrote:
+// only a regular file (not a link out of it, to /dev/zero or a FIFO), and
+// only up to maxSource bytes.
+func readSource(name string) ([]byte, error) {
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxSource {
+		return nil, errNotSource
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSource+1))
+	if err == nil && len(data) > maxSource {
+		return nil, errNotSource
+	}
+	return data, err
 }
 
 // matching returns the names (of benchmark functions, without

@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	selection [-n N] [-pkg PATTERN] DIR
+//	selection [-n N] DIR
 //
 // It is how docs/bench.md's figures on codec's and third-party histories
 // were made. It runs the benchmarks of the history's code, unsandboxed:
@@ -46,9 +46,7 @@ func main() {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		hash, subject, _ := strings.Cut(line, " ")
 		o := benchrun.Options{Dir: dir, Base: hash + "^", Head: hash, Count: 1, Benchtime: "1x"}
-		t0 := time.Now()
 		res, err := benchrun.Run(context.Background(), o)
-		wall := time.Since(t0)
 		if err != nil {
 			fmt.Printf("%.12s %-50.50s skipped: %s\n", hash, subject, firstLine(err.Error()))
 			continue
@@ -68,7 +66,6 @@ func main() {
 			none++
 		}
 		fmt.Printf("%.12s %-50.50s %3d of %3d rows  %s\n", hash, subject, s, a, res.Run.Selection)
-		_ = wall
 	}
 	if all == 0 {
 		fmt.Println("no rows")

@@ -9,12 +9,11 @@
 // //go: directive, assembly, C, cgo, go.mod) makes every benchmark whose
 // program holds the package it is in reachable; so does a program that
 // cannot be loaded, and a benchmark that reaches a function of the module
-// without Go code (assembly, go:linkname). The call graph is Rapid Type
-// Analysis (golang.org/x/tools/go/callgraph/rta), which counts as
-// reachable every function whose address is taken and every exported
-// method of a type converted to an interface, since reflection may call
-// them, from roots that are the benchmark, every package's init (the
-// benchmark runs after them, on what they set up) and TestMain.
+// without Go code (assembly, go:linkname), or reflect's ways to call. The
+// call graph is Variable Type Analysis (golang.org/x/tools/go/callgraph/vta),
+// walked from roots that are the benchmark, every package's init (the
+// benchmark runs after them, on what they set up) and TestMain; see walk
+// for how calls through package testing are followed.
 package reach
 
 import (
@@ -114,6 +113,7 @@ type parsed struct {
 	funcs    map[string]string // function key (recv.name) to the function, printed with its directives
 	methods  []string          // the methods' keys, sorted
 	cgo      bool
+	cgoTag   bool // a build constraint names cgo: the loader, without cgo, may not see the file
 	hasError bool
 }
 
@@ -137,6 +137,9 @@ func (c *Changes) diffGo(importPath string, f File) {
 	case f.Old != nil && f.New != nil && old.pkg != new.pkg:
 		c.whole(importPath, f.Path+": its package clause changed")
 		return
+	case old.cgoTag || new.cgoTag:
+		c.whole(importPath, f.Path+": its build constraints name cgo")
+		return
 	case old.header != new.header:
 		c.whole(importPath, f.Path+": its imports, build constraints or //go: directives changed")
 		return
@@ -150,14 +153,22 @@ func (c *Changes) diffGo(importPath string, f File) {
 		c.whole(importPath, f.Path+": a method was added or removed")
 		return
 	}
+	for k := range old.funcs {
+		if _, ok := new.funcs[k]; !ok {
+			// Its callers may now call another of its name (a builtin
+			// it shadowed, min or max) with no change to their code.
+			c.whole(importPath, f.Path+": a function was removed")
+			return
+		}
+	}
 	for k, body := range new.funcs {
 		if old.funcs[k] != body {
 			c.Funcs[importPath+"."+k] = true
-		}
-	}
-	for k := range old.funcs {
-		if _, ok := new.funcs[k]; !ok {
-			c.Funcs[importPath+"."+k] = true
+			if recv, name, ok := strings.Cut(k, "."); ok && recv != "" {
+				// The receiver may be an alias of the type the program
+				// names: a method matches by its name too.
+				c.Funcs[importPath+".*."+name] = true
+			}
 		}
 	}
 }
@@ -213,6 +224,9 @@ func parseSide(name string, src []byte) *parsed {
 		for _, cm := range cg.List {
 			if strings.HasPrefix(cm.Text, "//go:") || strings.HasPrefix(cm.Text, "// +build") || strings.HasPrefix(cm.Text, "//line ") || strings.HasPrefix(cm.Text, "/*line ") {
 				header = append(header, cm.Text)
+			}
+			if (strings.HasPrefix(cm.Text, "//go:build") || strings.HasPrefix(cm.Text, "// +build")) && strings.Contains(cm.Text, "cgo") {
+				p.cgoTag = true
 			}
 		}
 	}

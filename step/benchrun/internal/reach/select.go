@@ -195,7 +195,7 @@ func (p *Program) Select(changes *Changes) *Selection {
 		return &Selection{All: p.cgo}
 	}
 	hit := func(fn *ssa.Function) bool {
-		return changes.Funcs[funcKey(fn)] || (len(fn.Blocks) == 0 && inModule(fn, p.prefix)) || callsByReflection(fn)
+		return changes.Funcs[funcKey(fn)] || changes.Funcs[methodKey(fn)] || (len(fn.Blocks) == 0 && inModule(fn, p.prefix)) || callsByReflection(fn)
 	}
 	shared := &walk{g: p.g, prefix: p.prefix, seen: map[*ssa.Function]bool{}}
 	if shared.run(p.roots, hit) {
@@ -205,13 +205,14 @@ func (p *Program) Select(changes *Changes) *Selection {
 	s := &Selection{}
 	for _, b := range p.benches {
 		name := strings.TrimPrefix(b.Name(), "Benchmark")
-		if slices.Contains(s.Reached, name) || slices.Contains(s.Unreached, name) {
-			continue // the internal and the external test package may each have one
+		if slices.Contains(s.Reached, name) {
+			continue // the internal and the external test package may each have one: go test runs both
 		}
 		w := &walk{g: p.g, prefix: p.prefix, seen: maps.Clone(shared.seen), made: made}
 		if w.run([]*ssa.Function{b}, hit) {
 			s.Reached = append(s.Reached, name)
-		} else {
+			s.Unreached = slices.DeleteFunc(s.Unreached, func(n string) bool { return n == name })
+		} else if !slices.Contains(s.Unreached, name) {
 			s.Unreached = append(s.Unreached, name)
 		}
 	}
@@ -427,6 +428,27 @@ func funcKey(fn *ssa.Function) string {
 	return Key(obj.Pkg().Path(), recv, obj.Name())
 }
 
+// methodKey returns the key that Diff gives a changed method by its name
+// alone ("m/a.*.M"), for a receiver Diff may know by an alias; "" for a
+// function.
+func methodKey(fn *ssa.Function) string {
+	k := funcKey(fn)
+	if k == "" {
+		return ""
+	}
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	obj, _ := fn.Object().(*types.Func)
+	if obj == nil || obj.Signature().Recv() == nil {
+		return ""
+	}
+	return obj.Pkg().Path() + ".*." + obj.Name()
+}
+
 // inModule reports whether fn is of a package of the module at prefix.
 func inModule(fn *ssa.Function, prefix string) bool {
 	return fn.Pkg != nil && inModulePath(fn.Pkg.Pkg.Path(), prefix)
@@ -442,9 +464,16 @@ func usesCgo(files []string) bool {
 		if !strings.HasSuffix(f, ".go") {
 			continue
 		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly|parser.ParseComments)
 		if err != nil {
 			return true
+		}
+		for _, cg := range file.Comments {
+			for _, cm := range cg.List {
+				if (strings.HasPrefix(cm.Text, "//go:build") || strings.HasPrefix(cm.Text, "// +build")) && strings.Contains(cm.Text, "cgo") {
+					return true
+				}
+			}
 		}
 		for _, imp := range file.Imports {
 			if imp.Path.Value == `"C"` {
