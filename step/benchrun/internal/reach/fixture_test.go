@@ -121,6 +121,23 @@ func Finalized() {
 	runtime.SetFinalizer(r, finalize)
 }
 
+// Money marshals itself; json finds its method by reflection, inside
+// an Order.
+type Money int
+
+func (m Money) MarshalJSON() ([]byte, error) { return []byte(cents(m)), nil }
+
+func cents(m Money) string { return "1" }
+
+type Order struct{ Price Money }
+
+// Label prints itself; fmt finds its method by reflection, inside a Box.
+type Label int
+
+func (l Label) String() string { return "label" }
+
+type Box struct{ L Label }
+
 // Lonely calls nothing else of the module.
 func Lonely(k int) int { return k + 1 }
 
@@ -130,6 +147,8 @@ func Unused() int { return b.Work(1) }
 	"a/a_test.go": `package a
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
@@ -243,6 +262,19 @@ func BenchmarkFinalizer(b *testing.B) {
 func BenchmarkInitTable(b *testing.B) {
 	for i := range b.N {
 		sink += Table(i)
+	}
+}
+
+func BenchmarkJSON(b *testing.B) {
+	for range b.N {
+		out, _ := json.Marshal(Order{Price: 3})
+		sink += len(out)
+	}
+}
+
+func BenchmarkPrint(b *testing.B) {
+	for range b.N {
+		sink += len(fmt.Sprint(Box{L: 1}))
 	}
 }
 

@@ -208,7 +208,8 @@ func (p *Program) Select(changes *Changes) *Selection {
 		if slices.Contains(s.Reached, name) {
 			continue // the internal and the external test package may each have one: go test runs both
 		}
-		w := &walk{g: p.g, prefix: p.prefix, seen: maps.Clone(shared.seen), made: made}
+		w := &walk{g: p.g, prefix: p.prefix, seen: maps.Clone(shared.seen), made: made,
+			reflecting: shared.reflecting, types: maps.Clone(shared.types), typeOrder: slices.Clone(shared.typeOrder)}
 		if w.run([]*ssa.Function{b}, hit) {
 			s.Reached = append(s.Reached, name)
 			s.Unreached = slices.DeleteFunc(s.Unreached, func(n string) bool { return n == name })
@@ -224,11 +225,12 @@ func (p *Program) Select(changes *Changes) *Selection {
 // a function value goes to the methods and functions whose values can
 // flow to it, through variables, fields, slices, maps and channels.
 type graph struct {
-	cg *callgraph.Graph
+	prog *ssa.Program
+	cg   *callgraph.Graph
 }
 
 func newGraph(prog *ssa.Program) *graph {
-	return &graph{cg: vta.CallGraph(ssautil.AllFunctions(prog), nil)}
+	return &graph{prog: prog, cg: vta.CallGraph(ssautil.AllFunctions(prog), nil)}
 }
 
 // A walk is a search of the functions reachable from some roots.
@@ -242,11 +244,23 @@ func newGraph(prog *ssa.Program) *graph {
 // and a function value given to package testing that was not made there
 // (one read from a table) may be any function of its type whose value the
 // shared roots made (Options: the inits and TestMain).
+//
+// Reflection turns a value back into an interface (reflect.Value's
+// Interface) and calls its methods where the graph sees no value flow:
+// json.Marshal calls a field's MarshalJSON, fmt a field's String. So once
+// a walk comes to reflect.Value.Interface, every method of every type of
+// the module that reachable code made into an interface value, or that
+// such a type holds (a field, an element, what a pointer points to), is
+// reachable.
 type walk struct {
 	g      *graph
 	prefix string
 	seen   map[*ssa.Function]bool
 	made   []*ssa.Function // the function values made in the shared roots' reach
+
+	reflecting bool                // reflect.Value.Interface was reached
+	types      map[types.Type]bool // the module's types made into interface values, and those they hold
+	typeOrder  []types.Type        // the same, in the order found
 }
 
 // run walks from roots, and reports whether it came to a function for
@@ -264,6 +278,12 @@ func (w *walk) run(roots []*ssa.Function, hit func(*ssa.Function) bool) bool {
 		if hit(fn) {
 			return true
 		}
+		if !w.reflecting && isValueInterface(fn) {
+			w.reflecting = true
+			for _, t := range w.typeOrder {
+				work = w.methods(work, t)
+			}
+		}
 		fromTesting := fn.Pkg != nil && fn.Pkg.Pkg.Path() == "testing"
 		if n := w.g.cg.Nodes[fn]; n != nil {
 			for _, e := range n.Out {
@@ -280,6 +300,13 @@ func (w *walk) run(roots []*ssa.Function, hit func(*ssa.Function) bool) bool {
 					callee = c.Common().StaticCallee()
 				}
 				toTesting := callee != nil && callee.Pkg != nil && callee.Pkg.Pkg.Path() == "testing"
+				if mi, ok := instr.(*ssa.MakeInterface); ok {
+					for _, t := range w.held(mi.X.Type()) {
+						if w.reflecting {
+							work = w.methods(work, t)
+						}
+					}
+				}
 				ops = instr.Operands(ops[:0])
 				for _, op := range ops {
 					if op == nil || *op == nil {
@@ -309,6 +336,95 @@ func (w *walk) run(roots []*ssa.Function, hit func(*ssa.Function) bool) bool {
 		}
 	}
 	return false
+}
+
+// held records t and the types it holds, of the module's, and returns
+// those not recorded before.
+func (w *walk) held(t types.Type) []types.Type {
+	if w.types == nil {
+		w.types = map[types.Type]bool{}
+	}
+	var found []types.Type
+	var visit func(t types.Type)
+	visit = func(t types.Type) {
+		switch t := t.(type) {
+		case *types.Alias:
+			visit(types.Unalias(t))
+		case *types.Named:
+			if w.types[t] || hasTypeParams(t) {
+				return
+			}
+			pkg := t.Obj().Pkg()
+			if pkg == nil || !inModulePath(pkg.Path(), w.prefix) {
+				return // another module's: its methods are not the change's
+			}
+			w.types[t] = true
+			w.typeOrder = append(w.typeOrder, t)
+			found = append(found, t)
+			visit(t.Underlying())
+		case *types.Pointer:
+			visit(t.Elem())
+		case *types.Slice:
+			visit(t.Elem())
+		case *types.Array:
+			visit(t.Elem())
+		case *types.Map:
+			visit(t.Key())
+			visit(t.Elem())
+		case *types.Chan:
+			visit(t.Elem())
+		case *types.Struct:
+			for i := range t.NumFields() {
+				visit(t.Field(i).Type())
+			}
+		}
+	}
+	visit(t)
+	return found
+}
+
+// methods adds to work the methods of t and of *t.
+func (w *walk) methods(work []*ssa.Function, t types.Type) []*ssa.Function {
+	if types.IsInterface(t) {
+		return work
+	}
+	for _, t := range []types.Type{t, types.NewPointer(t)} {
+		ms := w.g.prog.MethodSets.MethodSet(t)
+		for i := range ms.Len() {
+			if fn := w.g.prog.MethodValue(ms.At(i)); fn != nil {
+				work = append(work, fn)
+			}
+		}
+	}
+	return work
+}
+
+// hasTypeParams reports whether t is a generic type not instantiated,
+// or an instance with a type parameter among its arguments: a type no
+// value has.
+func hasTypeParams(t *types.Named) bool {
+	if t.TypeParams().Len() > 0 && t.TypeArgs().Len() == 0 {
+		return true
+	}
+	for i := range t.TypeArgs().Len() {
+		if _, ok := t.TypeArgs().At(i).(*types.TypeParam); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// isValueInterface reports whether fn is reflect.Value's Interface.
+func isValueInterface(fn *ssa.Function) bool {
+	if fn.Pkg == nil || fn.Pkg.Pkg.Path() != "reflect" || fn.Name() != "Interface" {
+		return false
+	}
+	r := fn.Signature.Recv()
+	if r == nil {
+		return false
+	}
+	n, ok := types.Unalias(r.Type()).(*types.Named)
+	return ok && n.Obj().Name() == "Value"
 }
 
 // madeValues returns the functions whose value is made in the functions
