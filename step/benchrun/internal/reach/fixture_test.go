@@ -138,6 +138,18 @@ func (l Label) String() string { return "label" }
 
 type Box struct{ L Label }
 
+// Point's method is declared on an alias of it.
+type Point struct{ X int }
+
+type PointAlias = Point
+
+func (p PointAlias) Norm() int { return p.X * p.X }
+
+// Inside and Outside are what the two BenchmarkDup run: one in the
+// package's tests, one in its external test package.
+func Inside() int  { return 1 }
+func Outside() int { return 2 }
+
 // Lonely calls nothing else of the module.
 func Lonely(k int) int { return k + 1 }
 
@@ -278,6 +290,18 @@ func BenchmarkPrint(b *testing.B) {
 	}
 }
 
+func BenchmarkAlias(b *testing.B) {
+	for range b.N {
+		sink += Point{3}.Norm()
+	}
+}
+
+func BenchmarkDup(b *testing.B) {
+	for range b.N {
+		sink += Inside()
+	}
+}
+
 func BenchmarkLonely(b *testing.B) {
 	for range b.N {
 		sink += Lonely(2)
@@ -290,6 +314,24 @@ func BenchmarkParallel(b *testing.B) {
 			_ = Lonely(3)
 		}
 	})
+}
+`,
+	"a/x_test.go": `package a_test
+
+import (
+	"testing"
+
+	"example.com/fixture/a"
+)
+
+var sink int
+
+// BenchmarkDup has a namesake in package a's own tests: go test runs
+// both, and a change to either's code selects the name.
+func BenchmarkDup(b *testing.B) {
+	for range b.N {
+		sink += a.Outside()
+	}
 }
 `,
 }
