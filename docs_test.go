@@ -302,12 +302,13 @@ var benchVariable = []struct {
 }{
 	{regexp.MustCompile(`(faster|slower): [+-][\d.]+% \[[^\]]*\]`), "VERDICT"},
 	{regexp.MustCompile(`same within ±[\d.]+%`), "VERDICT"},
-	{regexp.MustCompile(`not enough runs to tell(: too noisy here to tell [\d.]+% \(it would take \d+%\))?`), "VERDICT"},
+	{regexp.MustCompile(`not enough runs to tell|too noisy here to bound below ±[\d.]+%`), "VERDICT"},
+	{regexp.MustCompile(`, paired\)`), ")"},
 	{regexp.MustCompile(`(?m) (faster|slower|same|undecided|~)$`), " VERDICT"},
 	// A bisection's benchmark rows: "Work-2 same +0.4% [-15.9%, +39.9%]".
 	{regexp.MustCompile(`(?m)^(\s+\S+) (faster|slower|same|undecided) ([+-]\d)`), "$1 VERDICT $3"},
 	{regexp.MustCompile(`"verdict": "(faster|slower|same|undecided)"`), `"verdict": "VERDICT"`},
-	{regexp.MustCompile(`(?m)^\s*(Significantly (better|worse|changed)|No significant change|The same, within ±[\d.]+%|Not enough runs to tell \(undecided\)):\n`), ""},
+	{regexp.MustCompile(`(?m)^\s*(Significantly (better|worse|changed)|No significant change|The same, within the bound each states|Too noisy here to tell \(undecided\)):\n`), ""},
 	{regexp.MustCompile(`(?m)^(\s*- \S+) \(.*\)$`), "$1"},
 	// The widest row is named only when it stands out from the median.
 	{regexp.MustCompile(`; widest: \S+ (old|new) ± \d+%`), ""},
@@ -643,10 +644,10 @@ master: The tree is frozen for Go 1.28 since 2026-11-23 (rule); it is expected t
     Significantly better:
     - WriteInts/impl=codec-2 (sec/op -40.44%, B/s 1.68x)
 
-    Not enough runs to tell (undecided):
-    - ReadInts/impl=codec-2
+    Too noisy here to tell (undecided):
+    - ReadInts/impl=codec-2 (±17%)
 
-      ReadInts/impl=codec-2    151 ± 11%   140 ± 5%    not enough runs to tell: too noisy here to tell 2% (it would take 17%) (n=12)
+      ReadInts/impl=codec-2    151 ± 11%   140 ± 5%    too noisy here to bound below ±17% (n=12, paired)
       WriteInts/impl=codec-2   173 ± 34%   103 ± 26%   faster: -40.5% [-55.8%, -23.5%] (n=6)
       ReadInts/impl=codec-2    0 ± 0%       0 ± 0%       ~ (p=1.000 n=12)`
 	busy := `== bench: github.com/patchbot/patchbot/codec, up to 30 runs per side (-count auto) of 250ms, 15s

@@ -31,6 +31,12 @@ type Bench struct {
 	// same.
 	Equivalence Percent `yaml:"equivalence" json:"equivalence"`
 
+	// EquivalenceMax is the widest "same within ±X" of a sequential
+	// comparison, for a benchmark that more runs would not bring within
+	// ±Equivalence: its interval holds no change and lies within ±X,
+	// X at most EquivalenceMax. Past it, the benchmark is undecided.
+	EquivalenceMax Percent `yaml:"equivalence_max" json:"equivalence_max"`
+
 	// Benchtime is each run's -test.benchtime: a duration ("1s") or a
 	// number of iterations ("100x"); "" keeps the testing package's 1s.
 	Benchtime string `yaml:"benchtime" json:"benchtime"`
@@ -97,6 +103,8 @@ func (b *Bench) validate() error {
 		return &keyError{"max_count", errors.New("must be from 6 (one round of -count auto) to 1000")}
 	case !(b.Equivalence > 0 && b.Equivalence < 100):
 		return &keyError{"equivalence", errors.New("must be a percentage above 0% and under 100%, like 2%")}
+	case !(b.EquivalenceMax >= b.Equivalence && b.EquivalenceMax < 100):
+		return &keyError{"equivalence_max", fmt.Errorf("must be a percentage from equivalence (%v) to under 100%%, like 5%%", b.Equivalence)}
 	case benchtimeErr != nil:
 		return &keyError{"benchtime", benchtimeErr}
 	case b.Timeout < 0:

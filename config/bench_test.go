@@ -7,7 +7,7 @@ import (
 
 func TestBenchDefault(t *testing.T) {
 	b := Default().Bench
-	want := Bench{Count: Auto, MaxCount: 30, Equivalence: 2, Timeout: 10 * time.Minute, Order: "interleaved", Alpha: 0.05, Threshold: 5, Format: "benchcmp"}
+	want := Bench{Count: Auto, MaxCount: 30, Equivalence: 2, EquivalenceMax: 5, Benchtime: "50ms", Timeout: 10 * time.Minute, Order: "interleaved", Alpha: 0.05, Threshold: 5, Format: "benchcmp"}
 	if b != want {
 		t.Errorf("built-in bench section = %+v, want %+v", b, want)
 	}
@@ -37,8 +37,9 @@ func TestBenchErrors(t *testing.T) {
 		{"bench:\n  alpha: 5\n", "user.yaml:2: bench.alpha: must be between 0 and 1, like 0.05"},
 		{"bench:\n  threshold: lots\n", `user.yaml:2: bench.threshold: "lots" is not a percentage like 5%`},
 		{"bench:\n  threshold: 150%\n", "user.yaml:2: bench.threshold: must be a percentage from 0% to under 100%"},
+		{"bench:\n  equivalence_max: 1%\n", "user.yaml:2: bench.equivalence_max: must be a percentage from equivalence (2%) to under 100%, like 5%"},
 		{"bench:\n  format: html\n", `user.yaml:2: bench.format: must be one of benchcmp, benchstat, markdown, gerrit, json, not "html"`},
-		{"bench:\n  cout: 3\n", "user.yaml:2: bench.cout: unknown key (known keys here: alpha, benchtime, count, equivalence, format, max_count, order, sandbox, threshold, timeout)"},
+		{"bench:\n  cout: 3\n", "user.yaml:2: bench.cout: unknown key (known keys here: alpha, benchtime, count, equivalence, equivalence_max, format, max_count, order, sandbox, threshold, timeout)"},
 	}
 	for _, tt := range tests {
 		_, err := Parse("user.yaml", []byte(tt.in))

@@ -59,11 +59,12 @@ func TestCallouts(t *testing.T) {
 // TestCalloutsDecided checks the words of a sequential comparison
 // (-count auto): a benchmark it found the same within its margin, and one
 // it could not decide, are each in a list of their own and not "no
-// significant change", which would say neither; the list of the same
-// names the margin.
+// significant change", which would say neither; each says the bound it
+// reached.
 func TestCalloutsDecided(t *testing.T) {
 	row := func(name string, old, new float64, v string) *benchrun.Row {
-		c := &benchrun.Comparison{Verdict: v, Decision: &benchrun.Decision{Verdict: v, Margin: 0.02}}
+		bound := map[string]float64{benchrun.Same: 0.015, benchrun.Undecided: 0.12}[v]
+		c := &benchrun.Comparison{Verdict: v, Decision: &benchrun.Decision{Verdict: v, Margin: 0.02, Bound: bound}}
 		c.Significant = v == benchrun.Faster || v == benchrun.Slower
 		return &benchrun.Row{Name: name, Old: &benchrun.Summary{Center: old}, New: &benchrun.Summary{Center: new}, Compare: c}
 	}
@@ -82,14 +83,14 @@ func TestCalloutsDecided(t *testing.T) {
 	want := map[string][]string{
 		benchrun.Faster: {"WriteInts-2 (sec/op -50.00%)"},
 		benchrun.Slower: {"Slow-2 (sec/op +50.00%)"},
-		same:            {"ReadInts-2"},
-		undecided:       {"Noisy-2"},
+		same:            {"ReadInts-2 (±1.5%)"},
+		undecided:       {"Noisy-2 (±12%)"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("callouts:\ngot  %q\nwant %q", got, want)
 	}
 	msg := Compose(&Result{Bench: res}, benchrun.Gerrit)
-	for _, line := range []string{"The same, within ±2%:\n- ReadInts-2\n", "Not enough runs to tell (undecided):\n- Noisy-2\n"} {
+	for _, line := range []string{"The same, within the bound each states:\n- ReadInts-2 (±1.5%)\n", "Too noisy here to tell (undecided):\n- Noisy-2 (±12%)\n"} {
 		if !strings.Contains(msg, line) {
 			t.Errorf("the message lacks %q:\n%s", line, msg)
 		}

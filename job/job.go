@@ -230,7 +230,7 @@ func benchOptions(ctx context.Context, b *BenchSettings, bc *config.Bench, env E
 		if maxCount == 0 {
 			maxCount = bc.MaxCount
 		}
-		plan = &verdict.Plan{Looks: verdict.Looks(verdict.Round, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction()}
+		plan = &verdict.Plan{Looks: verdict.Looks(verdict.Round, maxCount), Alpha: bc.Alpha, Margin: bc.Equivalence.Fraction(), MarginMax: bc.EquivalenceMax.Fraction()}
 	}
 	return benchrun.Options{
 		Packages: b.Packages, SelectAll: b.Select == "all", Bench: b.Bench, Count: b.Count, Benchtime: b.Benchtime,

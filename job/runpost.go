@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -154,8 +155,8 @@ func Compose(res *Result, f benchrun.Format) string {
 		{"Significantly worse:", co[benchrun.Slower]},
 		{"Significantly changed:", co[benchrun.Changed]},
 		{"No significant change:", co[notSignificant]},
-		{fmt.Sprintf("The same, within ±%s:", marginOf(res.Bench)), co[same]},
-		{"Not enough runs to tell (undecided):", co[undecided]},
+		{"The same, within the bound each states:", co[same]},
+		{"Too noisy here to tell (undecided):", co[undecided]},
 		{"Only in the new code (no comparison):", co[added]},
 		{"Only in the old code (no comparison):", co[removed]},
 	} {
@@ -177,13 +178,6 @@ func Compose(res *Result, f benchrun.Format) string {
 
 // marginOf returns the margin of "same" of r's sequential comparison
 // (RunInfo.Margin), as a percentage ("2%"), as the tables' key says it.
-func marginOf(r *benchrun.Result) string {
-	if r.Run == nil {
-		return ""
-	}
-	return fmt.Sprintf("%g%%", 100*r.Run.Margin)
-}
-
 // calloutFigure words a significant change of a row's medians from old
 // to new, in unit (escaped with text), as the tables show it: throughput as a speedup
 // ("B/s 1.51x"), the rest as a change in percent ("sec/op -33.66%"). From
@@ -227,15 +221,16 @@ const (
 // its figures, throughput as a speedup and the rest in percent
 // ("WriteInts-2 (sec/op -33.66%, B/s 1.51x)"); for
 // notSignificant, the benchmarks with no significant change at all, unless
-// a sequential comparison decided them: same, the same within its margin,
-// or undecided, not enough runs to tell; for
+// a sequential comparison decided them: same, the same within the bound it
+// states ("ReadInts-2 (±1.5%)"), or undecided, too noisy to bound within
+// the widest one, with the bound it reached; for
 // added and removed, those that ran in the new code only or the old only. A
 // benchmark better in one unit and worse in another is under both. Names
 // and units, which come from the benchmarks, are escaped with text.
 func callouts(r *benchrun.Result, text func(string) string) map[string][]string {
 	var order []string
-	figs := map[string]map[string][]string{} // benchmark, verdict, figures
-	decided := map[string]string{}           // benchmark, a sequential verdict
+	figs := map[string]map[string][]string{}   // benchmark, verdict, figures
+	decided := map[string]*benchrun.Decision{} // benchmark, a sequential verdict
 	for _, t := range r.Tables {
 		for _, row := range t.Rows {
 			c := row.Compare
@@ -246,8 +241,8 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 				figs[row.Name] = map[string][]string{}
 				order = append(order, row.Name)
 			}
-			if d := c.Decision; d != nil && decided[row.Name] == "" {
-				decided[row.Name] = d.Verdict
+			if d := c.Decision; d != nil && decided[row.Name] == nil {
+				decided[row.Name] = d
 			}
 			if c.Significant && (c.Verdict == benchrun.Faster || c.Verdict == benchrun.Slower || c.Verdict == benchrun.Changed) {
 				fig := calloutFigure(t.Unit, text, row.Old.Center, row.New.Center, t.Better)
@@ -270,14 +265,19 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 	}
 	for _, name := range order {
 		if len(figs[name]) == 0 {
-			key := notSignificant
-			switch decided[name] {
-			case benchrun.Same:
-				key = same
-			case benchrun.Undecided:
-				key = undecided
+			key, item := notSignificant, text(name)
+			if d := decided[name]; d != nil {
+				switch d.Verdict {
+				case benchrun.Same:
+					key = same
+				case benchrun.Undecided:
+					key = undecided
+				}
+				if d.Bound > 0 && (key == same || key == undecided) {
+					item += fmt.Sprintf(" (±%s)", strconv.FormatFloat(math.Round(d.Bound*1000)/10, 'f', -1, 64)+"%")
+				}
 			}
-			out[key] = append(out[key], text(name))
+			out[key] = append(out[key], item)
 		}
 		for _, v := range []string{benchrun.Faster, benchrun.Slower, benchrun.Changed} {
 			if f := figs[name][v]; len(f) > 0 {

@@ -29,9 +29,11 @@ written into a temporary directory, each package's test binary is built once
 per revision (go test -c), and the binaries are run -count times each, every
 run a fresh process, alternating the revisions (old new new old ...) so that
 a drifting machine weighs on both alike. With -count auto they run in rounds
-of 6 a side, and after each round every benchmark whose time the runs can
-decide is faster, slower, the same within ±bench.equivalence, or undecided,
-and runs no more: see 'patchbot doc bench'.
+of 6 a side, and after each round every benchmark (every sub-benchmark) whose
+time the runs can decide is faster, slower, the same within the bound its
+runs give (±bench.equivalence, or up to ±bench.equivalence_max where more
+runs would not help), or undecided, and runs no more: see 'patchbot doc
+bench'.
 
 With -aa it compares HEAD, or the one revision given, with itself: one test
 binary per package runs as both sides, so that every change flagged is a

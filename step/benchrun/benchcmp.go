@@ -192,10 +192,11 @@ func key(r *Result, f Format) string {
 	k := fmt.Sprintf("~ not significant: p > %v (Mann-Whitney U test); figures are medians of %s runs", r.Alpha, n)
 	if r.Run != nil && len(r.Run.Looks) > 0 {
 		// Time and throughput rows say a verdict; the rest keep "~".
+		widest := max(r.Run.Margin, r.Run.MarginMax)
 		k = fmt.Sprintf("-count auto: each benchmark ran until its time was decided, %d to %d runs a side (figures are medians of %s); "+
-			"faster or slower: its %s interval excludes no change; same: within ±%g%%; undecided: not enough runs to tell. "+
+			"faster or slower: its %s interval excludes no change; same within ±X: the interval lies within ±X (at most ±%g%%); undecided: too noisy here to bound within ±%g%%. "+
 			"Other units: ~ not significant, p > %v (Mann-Whitney U test)",
-			r.Run.Looks[0], r.Run.Looks[len(r.Run.Looks)-1], n, levelOf(r), 100*r.Run.Margin, r.Alpha)
+			r.Run.Looks[0], r.Run.Looks[len(r.Run.Looks)-1], n, levelOf(r), 100*widest, 100*widest, r.Alpha)
 	}
 	if f == Benchcmp && hasSpreadNote(r) {
 		k += "; ± is the 95% confidence interval of a median, as a share of it"

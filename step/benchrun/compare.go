@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -314,10 +315,11 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 			if c == nil {
 				continue
 			}
+			runs := slices.Clone(c.values) // NewSample sorts its values
 			s := benchmath.NewSample(c.values, th)
 			samples[side] = s
 			sum := assume.Summary(s, confidence)
-			out := &Summary{Center: sum.Center, Confidence: sum.Confidence, N: len(s.Values), Values: s.Values}
+			out := &Summary{Center: sum.Center, Confidence: sum.Confidence, N: len(s.Values), Values: s.Values, Runs: runs}
 			if !math.IsInf(sum.Lo, 0) && !math.IsInf(sum.Hi, 0) {
 				out.Lo, out.Hi = &sum.Lo, &sum.Hi
 			}
@@ -347,14 +349,17 @@ func (bt *builderTable) fill(t *Table, assume benchmath.Assumption, th *benchmat
 				Warnings:    errorStrings(c.Warnings),
 			}
 			row.Compare.Delta, row.Compare.Verdict = deltaVerdict(row.Old.Center, row.New.Center, row.Compare.Significant, t.Better)
-			if row.Compare.Verdict == Undecided {
-				// Not significant: the same, if the change's
-				// interval (at the U test's level, the test's
-				// dual) lies within the margin.
-				p := verdict.Plan{Looks: []int{max(c.N1, c.N2, 2)}, Alpha: th.CompareAlpha, Margin: margin}
-				if p.Decide(samples[0].Values, samples[1].Values, 0, t.Better > 0).Verdict == verdict.Same {
-					row.Compare.Verdict = Same
-				}
+			// The change's interval, at the U test's level (the
+			// test's dual); not significant, the row is the same if
+			// the interval lies within the margin.
+			p := verdict.Plan{Looks: []int{max(c.N1, c.N2, 2)}, Alpha: th.CompareAlpha, Margin: margin}
+			d := p.Decide(samples[0].Values, samples[1].Values, 0, t.Better > 0)
+			if d.Lo > 0 && !math.IsInf(d.Hi, 1) {
+				lo, hi := d.Lo-1, d.Hi-1
+				row.Compare.Lo, row.Compare.Hi = &lo, &hi
+			}
+			if row.Compare.Verdict == Undecided && d.Verdict == verdict.Same {
+				row.Compare.Verdict = Same
 			}
 		}
 		t.Rows = append(t.Rows, row)

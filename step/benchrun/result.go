@@ -138,7 +138,11 @@ type Summary struct {
 	Confidence float64   `json:"confidence"`
 	N          int       `json:"n"`
 	Values     []float64 `json:"values"` // the sample, sorted
-	Warnings   []string  `json:"warnings,omitempty"`
+	// Runs is the sample in the order the runs were made (the order
+	// of the side's file): in an interleaved run, Runs[i] of the two
+	// sides ran next to each other.
+	Runs     []float64 `json:"runs,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
 }
 
 // A Comparison is the Mann-Whitney U test of the two sides of a row.
@@ -151,6 +155,13 @@ type Comparison struct {
 	// Delta is the relative change of the medians, new/old - 1; 0 when
 	// the old median is 0 (as JSON has no infinity).
 	Delta float64 `json:"delta"`
+
+	// Lo and Hi bound the change, new/old - 1 as Delta, at the level of
+	// the row's verdict: the Decision's interval when there is one,
+	// else the two samples' at the U test's level (1 - Alpha). Both are
+	// omitted when the runs are too few for an interval.
+	Lo *float64 `json:"lo,omitempty"`
+	Hi *float64 `json:"hi,omitempty"`
 
 	// Significant reports whether P <= Alpha: a "~" in every format
 	// when it is false.
@@ -185,6 +196,14 @@ type Decision struct {
 	Hi      *float64 `json:"hi,omitempty"` // omitted when unbounded (too few runs)
 	Level   float64  `json:"level"`
 	Margin  float64  `json:"margin"`
+	// Bound is X: a "same" is the same within ±X, an "undecided" too
+	// noisy to bound below it (0.015 for ±1.5%); omitted when there is
+	// no interval.
+	Bound float64 `json:"bound,omitempty"`
+	// Paired is set when the interval is that of the runs' pairs (the
+	// interleaved order: the i-th runs of the two sides are
+	// neighbours), not that of two independent samples.
+	Paired bool `json:"paired,omitempty"`
 	// Detectable is the smallest change (0.05 for 5%) the runs would
 	// have detected with 80% power; omitted when they were too few.
 	Detectable *float64 `json:"detectable,omitempty"`
@@ -283,6 +302,9 @@ type RunInfo struct {
 	// Count times.
 	Looks  []int   `json:"looks,omitempty"`
 	Margin float64 `json:"margin,omitempty"`
+	// MarginMax is the widest "same within ±X" the comparison may say,
+	// for a benchmark that more runs would not bring within ±Margin.
+	MarginMax float64 `json:"margin_max,omitempty"`
 
 	// AA is set on an A/A run (Options.AA): one binary on both sides,
 	// so that every change flagged is a false alarm.

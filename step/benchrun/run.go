@@ -291,7 +291,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		Order: o.Order,
 	}
 	if o.Plan != nil {
-		info.Looks, info.Margin = o.Plan.Looks, o.Plan.Margin
+		info.Looks, info.Margin, info.MarginMax = o.Plan.Looks, o.Plan.Margin, max(o.Plan.Margin, o.Plan.MarginMax)
 	}
 	info.AA, info.Single = o.AA, o.Single
 	if iso, ok := o.Runner.(Isolator); ok {
@@ -449,14 +449,16 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	for side := range 2 {
 		raw[side] = newRawWriter(commits[side])
 	}
-	failures := make(map[job]*Failure)
-	var failOrder []job
+	// One Failure a side and package, however many of its runs failed.
+	type where struct{ side, pkg int }
+	failures := make(map[where]*Failure)
+	var failOrder []where
 	omitted := newOmissions()
 	looks := []int{o.Count}
 	if o.Plan != nil {
 		looks = o.Plan.Looks
 	}
-	seq := &sequence{plan: o.Plan, decided: map[benchKey]verdict.Decision{}}
+	seq := &sequence{plan: o.Plan, paired: o.Order == Interleaved, decided: map[benchKey]verdict.Decision{}}
 	done, ran := 0, 0 // rounds done; runs made, for the progress line
 	for look, n := range looks {
 		for _, j := range scheduleFrom(o.Order, done, n-done, len(pkgs), o.Seed) {
@@ -478,16 +480,17 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
 			}
 			raw[j.side].add(out.results)
-			seq.add(j.side, p.importPath, out.results)
+			seq.add(j.side, j.round, p.importPath, out.results)
 			if runErr == nil && out.failed {
 				runErr = errors.New("a benchmark failed")
 			}
 			if runErr != nil {
-				f := failures[j]
+				w := where{j.side, j.pkg}
+				f := failures[w]
 				if f == nil {
 					f = &Failure{Side: sideNames[j.side], Package: p.importPath, Error: relPaths.Replace(runErr.Error()), Tail: relPaths.Replace(out.ex.String())}
-					failures[j] = f
-					failOrder = append(failOrder, j)
+					failures[w] = f
+					failOrder = append(failOrder, w)
 				}
 				f.Runs++
 			}

@@ -35,8 +35,9 @@ func ParseOrder(name string) (Order, error) {
 
 // A job is one run of one package's benchmarks on one side.
 type job struct {
-	side int // 0 old, 1 new
-	pkg  int // index into the packages
+	side  int // 0 old, 1 new
+	pkg   int // index into the packages
+	round int // from 0: the runs of a round are one a side of each package
 }
 
 // schedule returns the runs to make: count per side and package, in order.
@@ -53,9 +54,9 @@ func scheduleFrom(order Order, from, count, npkg int, seed uint64) []job {
 	switch order {
 	case Sequential:
 		for side := range 2 {
-			for range count {
+			for i := from; i < from+count; i++ {
 				for p := range npkg {
-					jobs = append(jobs, job{side, p})
+					jobs = append(jobs, job{side, p, i})
 				}
 			}
 		}
@@ -67,7 +68,7 @@ func scheduleFrom(order Order, from, count, npkg int, seed uint64) []job {
 	for i := from; i < from+count; i++ {
 		for p := range npkg {
 			first := i % 2
-			jobs = append(jobs, job{first, p}, job{1 - first, p})
+			jobs = append(jobs, job{first, p, i}, job{1 - first, p, i})
 		}
 	}
 	if order == Shuffled {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -525,20 +524,14 @@ func readSource(name string) ([]byte, error) {
 }
 
 // matching returns the names (of benchmark functions, without
-// "Benchmark") that the first level of the -test.bench regexp bench
-// matches, as go test matches it; all of them when it does not compile.
+// "Benchmark") that the first level of one of the -test.bench regexp
+// bench's alternatives matches, as go test matches it.
 func matching(bench string, names []string) []string {
-	re, err := regexp.Compile(splitLevels(bench)[0])
-	if err != nil {
-		return names
+	var matched []string
+	for _, alt := range splitBench(bench) {
+		matched = append(matched, matchingLevel(alt[0], names)...)
 	}
-	var out []string
-	for _, n := range names {
-		if re.MatchString("Benchmark" + n) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(matched, n) })
 }
 
 func (s *Selection) find(rel string) *Affected {

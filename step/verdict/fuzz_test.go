@@ -35,15 +35,22 @@ func FuzzDecide(f *testing.F) {
 		}
 		old, new := read(a), read(b)
 		p := DefaultPlan()
-		d := p.Decide(old, new, int(look)%len(p.Looks), look%2 == 0)
-		if !slices.Contains([]Verdict{Continue, Faster, Slower, Same, Undecided}, d.Verdict) {
-			t.Fatalf("verdict %q", d.Verdict)
-		}
-		for _, x := range slices.Concat(old, new) {
-			if (math.IsNaN(x) || math.IsInf(x, 0)) && (d.Verdict == Faster || d.Verdict == Slower || d.Verdict == Same) {
-				t.Fatalf("verdict %q from runs with %v", d.Verdict, x)
+		for _, d := range []Decision{
+			p.Decide(old, new, int(look)%len(p.Looks), look%2 == 0),
+			p.DecidePaired(old, new, int(look)%len(p.Looks), look%2 == 0),
+		} {
+			if !slices.Contains([]Verdict{Continue, Faster, Slower, Same, Undecided}, d.Verdict) {
+				t.Fatalf("verdict %q", d.Verdict)
 			}
+			for _, x := range slices.Concat(old, new) {
+				if (math.IsNaN(x) || math.IsInf(x, 0)) && (d.Verdict == Faster || d.Verdict == Slower || d.Verdict == Same) {
+					t.Fatalf("verdict %q from runs with %v", d.Verdict, x)
+				}
+			}
+			if d.Verdict == Same && d.Bound > p.MarginMax+0.005 {
+				t.Fatalf("same within ±%v, past the second margin %v", d.Bound, p.MarginMax)
+			}
+			_ = d.Text()
 		}
-		_ = d.Text(p.Margin)
 	})
 }

@@ -33,31 +33,71 @@
 // significant, the known failure of "run until p < 0.05", is what this
 // guards against (Armitage, McPherson and Rowe, JRSS A 132, 1969).
 //
-// Verdicts. At each look, with the interval [lo, hi] of log r and the
-// margin m = log(1+E):
+// Paired runs. In an interleaved order, round i runs the old and the new
+// binary next to each other, so what the machine was doing then (a
+// neighbour's build, a clock's throttling) slows both: the difference
+// d_i = log y_i − log x_i of the pair cancels it, where the two-sample
+// interval counts it as noise. Under the same model, the d_i are
+// symmetric about log r (the pair's two runs are exchangeable when r = 1,
+// and the side that runs first alternates), and the interval of log r is
+// the signed-rank one: sort the n(n+1)/2 Walsh averages (d_i + d_j)/2,
+// i ≤ j; with k the largest integer for which P(T+ < k) ≤ γ/2 under the
+// null distribution of the Wilcoxon signed-rank statistic T+ for n pairs,
+// [W(k), W(n(n+1)/2+1−k)] holds log r with probability at least 1−γ,
+// and the median of the W is the Hodges-Lehmann estimate (Wilcoxon,
+// Biometrics Bulletin 1, 1945; Tukey 1949 and Walsh, Ann. Math. Stat. 20,
+// 1949; Hodges and Lehmann, Ann. Math. Stat. 34, 1963; Hollander, Wolfe
+// and Chicken, "Nonparametric Statistical Methods", 2014, §3.3). The
+// distribution is computed exactly (wilcoxon.go).
+//
+// Pairing is not better everywhere. Where the machine's load is shared
+// by a pair it is far better; where it is not, and the runs are mostly
+// tight with a few slow ones (a quiet machine's), the differences of
+// pairs are more spread than the runs (each d_i carries two runs'
+// noise, and an outlier's whole weight), and the signed-rank interval is
+// wider than the two-sample one: 1.4 to 1.6 times on xxhash's runs
+// alone on this kind of machine (docs/bench.md), as the asymptotic
+// variances say for such a mixture. So DecidePaired takes both, each at
+// level 1−γ/2, and keeps their intersection: it holds log r unless one
+// of them missed it, which has probability at most γ/2 + γ/2 = γ
+// (Bonferroni again), and it is as narrow as the narrower of the two at
+// the smaller level. Which intervals a look uses depends only on the
+// plan and the counts, never on the runs: both when the caller says the
+// runs are pairs, the counts are equal, and n is large enough for a
+// paired interval at γ/2 (9 pairs at the default plan's γ = 1%: P(T+ = 0)
+// = 1/2^n), else the two-sample one at γ. So each look's interval still
+// has level 1−γ, and the repeated-interval guarantee below holds as
+// before. A look too early for pairs does not stop a row for futility:
+// the two-sample interval says nothing of what pairs will narrow.
+//
+// Verdicts. At each look, with the interval [lo, hi] of log r, the
+// margin m = log(1+E) and the second margin M = log(1+E_max):
 //
 //   - lo > 0 or hi < 0: the change is not zero: faster or slower, in the
 //     unit's direction, by the estimate, with its interval;
-//   - −m < lo and hi < m: the same within ±E;
-//   - otherwise, not yet: another round, or at the cap, undecided.
+//   - −m < lo and hi < m: the same, within ±X, X the larger distance of
+//     the interval's ends from 1 (as a ratio), rounded up to 0.5%;
+//   - at the cap, or where more runs would not bring the interval within
+//     ±m nor away from 0 (futility, below): the same within ±X if the
+//     interval lies within ±M, else undecided ("too noisy here to bound
+//     below ±X");
+//   - otherwise, not yet: another round.
 //
 // Error rates. A false faster or slower (r = 1) needs an interval that
-// misses 0 = log r; a false same (|log r| ≥ m, a change of E or more)
-// needs an interval inside (−m, m) that misses log r. Either needs some
+// misses 0 = log r; a false "same within ±X" (|r − 1| > X) needs an
+// interval that misses log r, since it lies within ±X. Either needs some
 // look's interval to miss log r, which has probability at most α, so the
-// chance of any wrong verdict is at most α (5%) over all looks. Stopping
-// early as undecided is never wrong, and needs none of α: a row stops
-// when, its interval's half-width projected to the cap as w·√(n/n_K) (an
-// interval shrinks as 1/√n), neither verdict could be reached there with
-// the estimate so far (futility). At the first look the projection is
-// halved: six runs a side give an interval wider than 1/√n says (for
-// normal runs 1.22 times the projection, the exact interval's bounds
-// being the 3rd and 34th of 36 differences; more for the heavy tails of a
-// busy machine's), and a row that could still differ is let run. Measured
-// on the simulated rows of TestErrorRates, this takes unchanged rows from
-// 12.4 to 8.9 runs a side on average, and changes the share of 2x
-// changes decided on a busy machine from 95.4% to 93.8%; stopping there
-// with the whole projection (7.1 runs) would have decided only 87.9%.
+// chance of any wrong verdict is at most α (5%) over all looks, X being
+// whatever the runs gave. Undecided is never wrong, and needs none of α:
+// a row stops when, its interval's half-width projected to the cap as
+// w·√(n/n_K) (an interval shrinks as 1/√n), neither verdict could be
+// reached there with the estimate so far (futility): then it says its X
+// now, unless the cap could bring a bound past M within M. At the first
+// look the projection is halved: six runs a side give an interval wider
+// than 1/√n says (for normal runs 1.22 times the projection, the exact
+// interval's bounds being the 3rd and 34th of 36 differences; more for
+// the heavy tails of a busy machine's), and a row that could still
+// differ is let run.
 //
 // Noise. Each decision says the smallest change its runs could have
 // detected with 80% power: with the interval's half-width w at level 1−γ,
@@ -74,6 +114,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // A Verdict is what a Decision says of a benchmark.
@@ -98,8 +139,14 @@ type Plan struct {
 	// Alpha bounds the chance of any wrong verdict (faster, slower or
 	// same), over all looks.
 	Alpha float64
-	// Margin is E: "same" means new/old within 1±E.
+	// Margin is E: a row whose interval lies within 1±E is the same,
+	// and needs no more runs.
 	Margin float64
+	// MarginMax is the second margin: a row that more runs would not
+	// bring within ±E, but whose interval holds 1 and lies within
+	// ±MarginMax, is "the same within ±X" (X its interval's bound);
+	// past it, undecided. 0 means Margin: only ±E is the same.
+	MarginMax float64
 	// NoFutility keeps a row running to the cap when neither verdict
 	// looks reachable: for a caller whose question is not faster,
 	// slower or the same within ±E (a bisection asks only "slower by
@@ -117,9 +164,9 @@ type Plan struct {
 const Round = 6
 
 // DefaultPlan is patchbot's: a look every Round runs up to 30 per side,
-// α = 5%, same within ±2%.
+// α = 5%, same within ±2%, or within ±5% where more runs would not help.
 func DefaultPlan() Plan {
-	return Plan{Looks: Looks(Round, 30), Alpha: 0.05, Margin: 0.02}
+	return Plan{Looks: Looks(Round, 30), Alpha: 0.05, Margin: 0.02, MarginMax: 0.05}
 }
 
 // Looks returns looks every step runs up to max, max included.
@@ -147,6 +194,9 @@ func (p Plan) Validate() error {
 	if !(p.Margin > 0 && p.Margin < 1) {
 		return fmt.Errorf("margin %v: want a fraction between 0 and 1, like 0.02", p.Margin)
 	}
+	if p.MarginMax != 0 && !(p.MarginMax >= p.Margin && p.MarginMax < 1) {
+		return fmt.Errorf("second margin %v: want a fraction from the margin %v to 1, like 0.05", p.MarginMax, p.Margin)
+	}
 	return nil
 }
 
@@ -166,8 +216,16 @@ type Decision struct {
 	// Detectable is the smallest change (0.05 for 5%) these runs would
 	// detect with 80% power; +Inf when the runs are too few to say.
 	Detectable float64
-	// Futile is set on an Undecided before the cap: the cap would not
-	// have decided either, at the spread measured.
+	// Bound is X, the larger distance of the interval's ends from 1,
+	// rounded up to the next half percent (0.015 for ±1.5%): a Same is
+	// "the same within ±X"; an Undecided, too noisy to bound below it.
+	// 0 when there is no interval.
+	Bound float64
+	// Paired is set when the interval is DecidePaired's, the pairs'
+	// and the two samples' together, not the two samples' alone.
+	Paired bool
+	// Futile is set on a decision made before the cap because the cap
+	// would not have decided better, at the spread measured.
 	Futile bool
 }
 
@@ -175,9 +233,24 @@ type Decision struct {
 const z08 = 0.8416212335729143
 
 // Decide returns the plan's decision on the runs old and new at look
-// (0-based: the look after the first round is 0). higherIsBetter is the
-// unit's direction (B/s: true; sec/op, B/op, allocs/op: false).
+// (0-based: the look after the first round is 0), taken as two
+// independent samples. higherIsBetter is the unit's direction (B/s:
+// true; sec/op, B/op, allocs/op: false).
 func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision {
+	return p.decide(old, new, look, higherIsBetter, false)
+}
+
+// DecidePaired is Decide for runs made in pairs: old[i] and new[i] ran
+// next to each other (the i-th round of an interleaved order), so that
+// what the machine did then slowed both. It takes the intersection of
+// the pairs' signed-rank interval and the two samples' one (see the
+// derivation); with unequal counts, or at a look too early for pairs, it
+// is Decide.
+func (p Plan) DecidePaired(old, new []float64, look int, higherIsBetter bool) Decision {
+	return p.decide(old, new, look, higherIsBetter, len(old) == len(new))
+}
+
+func (p Plan) decide(old, new []float64, look int, higherIsBetter, paired bool) Decision {
 	last := look >= len(p.Looks)-1
 	gamma := p.Alpha / float64(len(p.Looks))
 	d := Decision{Level: 1 - gamma, N: [2]int{len(old), len(new)}, Lo: 0, Hi: math.Inf(1), Ratio: 1, Detectable: math.Inf(1)}
@@ -210,6 +283,7 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 		return d
 	}
 	margin := math.Log1p(p.Margin)
+	widest := math.Log1p(p.widest())
 	tr := math.Log
 	toRatio := math.Exp
 	if !logScale {
@@ -218,31 +292,31 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 			// Nothing to scale by: only "no change at all" is the
 			// same, handled above; a change from 0 is a change.
 			base = 1
-			margin = 0
+			margin, widest = 0, 0
 		}
 		tr = func(x float64) float64 { return x / math.Abs(base) }
 		toRatio = func(x float64) float64 { return 1 + x }
+		widest = p.widest()
 	}
-	diffs := make([]float64, 0, len(old)*len(new))
-	for _, y := range new {
-		for _, x := range old {
-			diffs = append(diffs, tr(y)-tr(x))
-		}
-	}
-	slices.Sort(diffs)
-	center := median(diffs)
-	d.Ratio = toRatio(center)
 
-	k := lowerRank(len(old), len(new), gamma/2)
-	if k == 0 {
+	center, lo, hi, ok := 0.0, 0.0, 0.0, false
+	if paired {
+		center, lo, hi, ok = bothIntervals(old, new, tr, gamma)
+		d.Paired = ok
+	}
+	if !ok {
+		center, lo, hi, ok = unpairedInterval(old, new, tr, gamma)
+	}
+	d.Ratio = toRatio(center)
+	if !ok {
 		// Too few runs for an interval at this level.
 		if last {
 			d.Verdict = Undecided
 		}
 		return d
 	}
-	lo, hi := diffs[k-1], diffs[len(diffs)-k]
 	d.Lo, d.Hi = toRatio(lo), toRatio(hi)
+	d.Bound = Bound(d.Lo, d.Hi)
 	z := normalQuantile(1 - gamma/2)
 	half := (hi - lo) / 2
 	d.Detectable = math.Expm1(half * (1 + z08/z))
@@ -251,6 +325,9 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 	}
 
 	better := func(x float64) bool { return (x > 0) == higherIsBetter }
+	// bounded: the interval holds 0 and lies within ±widest, so that
+	// "the same within ±Bound" is true at the interval's level.
+	bounded := max(-lo, hi) <= widest
 	switch {
 	case lo > 0 || hi < 0:
 		d.Verdict = Slower
@@ -263,13 +340,18 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 		return d
 	case last:
 		d.Verdict = Undecided
+		if bounded {
+			d.Verdict = Same
+		}
+		return d
+	}
+	if p.NoFutility || (paired && !d.Paired) {
+		// A paired row too early for the paired interval: the
+		// two-sample one says nothing of what pairs will narrow.
 		return d
 	}
 	// Futility: at the cap, the interval's half-width would be about
 	// half·√(n/cap); at the first look, half that (see the derivation).
-	if p.NoFutility {
-		return d
-	}
 	n := float64(min(len(old), len(new)))
 	capHalf := half * math.Sqrt(n/float64(p.Looks[len(p.Looks)-1]))
 	if look == 0 {
@@ -277,10 +359,120 @@ func (p Plan) Decide(old, new []float64, look int, higherIsBetter bool) Decision
 	}
 	canSame := math.Abs(center)+capHalf < margin
 	canDiffer := math.Abs(center) > capHalf
-	if !canSame && !canDiffer {
+	canBound := math.Abs(center)+capHalf <= widest
+	switch {
+	case canSame || canDiffer:
+	case bounded:
+		d.Verdict, d.Futile = Same, true
+	case !canBound:
 		d.Verdict, d.Futile = Undecided, true
 	}
 	return d
+}
+
+// unpairedInterval returns the Hodges-Lehmann estimate of the shift from
+// old to new on tr's scale, and the Mann-Whitney interval around it at
+// level 1−gamma; ok is false when the runs are too few for one.
+func unpairedInterval(old, new []float64, tr func(float64) float64, gamma float64) (center, lo, hi float64, ok bool) {
+	diffs := make([]float64, 0, len(old)*len(new))
+	for _, y := range new {
+		for _, x := range old {
+			diffs = append(diffs, tr(y)-tr(x))
+		}
+	}
+	slices.Sort(diffs)
+	center = median(diffs)
+	k := lowerRank(len(old), len(new), gamma/2)
+	if k == 0 {
+		return center, 0, 0, false
+	}
+	return center, diffs[k-1], diffs[len(diffs)-k], true
+}
+
+// pairedInterval returns the Hodges-Lehmann estimate of the shift from
+// old[i] to new[i] on tr's scale, the median of the Walsh averages of the
+// pairs' differences, and the signed-rank interval around it at level
+// 1−gamma; ok is false when the pairs are too few for one.
+func pairedInterval(old, new []float64, tr func(float64) float64, gamma float64) (center, lo, hi float64, ok bool) {
+	n := len(old)
+	k := signedRankLower(n, gamma/2)
+	if k == 0 {
+		return 0, 0, 0, false
+	}
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = tr(new[i]) - tr(old[i])
+	}
+	walsh := make([]float64, 0, n*(n+1)/2)
+	for i := range d {
+		for j := i; j < n; j++ {
+			walsh = append(walsh, (d[i]+d[j])/2)
+		}
+	}
+	slices.Sort(walsh)
+	return median(walsh), walsh[k-1], walsh[len(walsh)-k], true
+}
+
+// bothIntervals returns the intersection of the paired and the unpaired
+// intervals, each at level 1−gamma/2, so that it holds the shift with
+// probability at least 1−gamma (see the derivation), and the estimate of
+// the narrower; ok is false when the pairs are too few for a paired
+// interval at that level.
+func bothIntervals(old, new []float64, tr func(float64) float64, gamma float64) (center, lo, hi float64, ok bool) {
+	cp, lp, hp, ok := pairedInterval(old, new, tr, gamma/2)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	cu, lu, hu, ok := unpairedInterval(old, new, tr, gamma/2)
+	if !ok {
+		return cp, lp, hp, true
+	}
+	lo, hi = max(lp, lu), min(hp, hu)
+	if lo > hi {
+		// The two disagree: one of them missed. Claim only what
+		// both together allow.
+		lo, hi = min(lp, lu), max(hp, hu)
+	}
+	center = cp
+	if hu-lu < hp-lp {
+		center = cu
+	}
+	return min(max(center, lo), hi), lo, hi, true
+}
+
+// Interval returns the estimate of new/old and its distribution-free
+// interval at level, from the two samples, or with paired from the pairs
+// (old[i], new[i]) alone: the intervals Decide and DecidePaired combine,
+// for tools that measure them. ok is false when the runs are too few, or
+// not all positive.
+func Interval(old, new []float64, level float64, paired bool) (ratio, lo, hi float64, ok bool) {
+	for _, x := range slices.Concat(old, new) {
+		if !(x > 0) || math.IsInf(x, 1) {
+			return 0, 0, 0, false
+		}
+	}
+	if len(old) == 0 || len(new) == 0 || (paired && len(old) != len(new)) {
+		return 0, 0, 0, false
+	}
+	f := unpairedInterval
+	if paired {
+		f = pairedInterval
+	}
+	c, l, h, ok := f(old, new, math.Log, 1-level)
+	return math.Exp(c), math.Exp(l), math.Exp(h), ok
+}
+
+// widest returns the second margin: the widest bound a "same within ±X"
+// may state.
+func (p Plan) widest() float64 { return max(p.Margin, p.MarginMax) }
+
+// Bound returns the X of "within ±X" for an interval [lo, hi] of a
+// ratio: the larger distance of its ends from 1, rounded up to the next
+// half percent ("±1.5%", not "±1.27%", which claims a precision the runs
+// do not have).
+func Bound(lo, hi float64) float64 {
+	b := math.Ceil(max(1-lo, hi-1)*200-1e-9) / 200
+	return max(b, 0.005)
 }
 
 func allEqual(a, b []float64) bool {
@@ -308,25 +500,29 @@ func normalQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
-// Text returns d in a reviewer's words, for a plan of margin E:
-// "faster: -12.3% [-15.0%, -9.1%]", "same within ±2%", "not enough runs
-// to tell: too noisy here to tell 2% (it would take 31%)". The figures are
-// the change new/old − 1 and its interval.
-func (d Decision) Text(margin float64) string {
+// Text returns d in a reviewer's words: "faster: -12.3% [-15.0%, -9.1%]",
+// "same within ±1.5%", "too noisy here to bound below ±8%". The figures
+// are the change new/old − 1 and its interval.
+func (d Decision) Text() string {
 	pct := func(r float64) string { return fmt.Sprintf("%+.1f%%", 100*(r-1)) }
 	switch d.Verdict {
 	case Faster, Slower:
 		return fmt.Sprintf("%s: %s [%s, %s]", d.Verdict, pct(d.Ratio), pct(d.Lo), pct(d.Hi))
 	case Same:
-		return fmt.Sprintf("same within ±%g%%", 100*margin)
+		if d.Bound == 0 {
+			return "same: every run gave the same figure"
+		}
+		return fmt.Sprintf("same within ±%s", percent(d.Bound))
 	case Undecided:
-		if math.IsInf(d.Detectable, 1) {
+		if d.Bound == 0 {
 			return "not enough runs to tell"
 		}
-		if d.Detectable > margin {
-			return fmt.Sprintf("not enough runs to tell: too noisy here to tell %g%% (it would take %.0f%%)", 100*margin, 100*d.Detectable)
-		}
-		return "not enough runs to tell"
+		return fmt.Sprintf("too noisy here to bound below ±%s", percent(d.Bound))
 	}
 	return "not decided yet"
+}
+
+// percent writes a bound: "1.5%", "2%".
+func percent(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64) + "%"
 }

@@ -126,12 +126,15 @@ func TestText(t *testing.T) {
 	}{
 		{Decision{Verdict: Faster, Ratio: 0.877, Lo: 0.85, Hi: 0.909}, "faster: -12.3% [-15.0%, -9.1%]"},
 		{Decision{Verdict: Slower, Ratio: 1.5, Lo: 1.4, Hi: 1.6}, "slower: +50.0% [+40.0%, +60.0%]"},
-		{Decision{Verdict: Same, Ratio: 1.001, Lo: 0.99, Hi: 1.01}, "same within ±2%"},
-		{Decision{Verdict: Undecided, Detectable: 0.31}, "not enough runs to tell: too noisy here to tell 2% (it would take 31%)"},
+		{Decision{Verdict: Same, Ratio: 1.001, Lo: 0.99, Hi: 1.01, Bound: 0.01}, "same within ±1%"},
+		{Decision{Verdict: Same, Ratio: 1.001, Lo: 0.97, Hi: 1.04, Bound: 0.04}, "same within ±4%"},
+		{Decision{Verdict: Same, Ratio: 1.001, Lo: 0.99, Hi: 1.013, Bound: 0.015}, "same within ±1.5%"},
+		{Decision{Verdict: Same, Lo: 1, Hi: 1}, "same: every run gave the same figure"},
+		{Decision{Verdict: Undecided, Detectable: 0.31, Bound: 0.12}, "too noisy here to bound below ±12%"},
 		{Decision{Verdict: Undecided, Detectable: inf}, "not enough runs to tell"},
 		{Decision{Verdict: Continue}, "not decided yet"},
 	} {
-		if got := tt.d.Text(0.02); got != tt.want {
+		if got := tt.d.Text(); got != tt.want {
 			t.Errorf("Text = %q, want %q", got, tt.want)
 		}
 	}
@@ -213,7 +216,10 @@ func draw(r *rand.Rand, pool []float64, n int, factor float64) []float64 {
 // A simulation is what simulate found.
 type simulation struct {
 	counts map[Verdict]int // rows per verdict of the plan
-	runs   float64         // mean runs per side
+	// wrongSame counts the rows called the same within ±X where the
+	// change is more than X.
+	wrongSame int
+	runs      float64 // mean runs per side
 	// fixed is how many rows the fixed design (20 runs a side, α =
 	// 0.05, on the same runs) called faster or slower, and agree how
 	// many of those the plan called the same way or undecided.
@@ -225,6 +231,19 @@ type simulation struct {
 // of runs, a decision, and another round while the verdict is not known.
 // It also judges the first 20 runs of each side in the fixed design.
 func simulate(p Plan, pools [][]float64, trials int, factor float64, seed uint64) simulation {
+	return simulateRuns(p, pools, trials, factor, seed, model{})
+}
+
+// A model is how simulateRuns makes and decides its runs: with drift,
+// each round's pair of runs shares a machine speed, exp(drift·N(0, 1)),
+// as on a machine whose load comes and goes; paired decides them on
+// their pairs (DecidePaired).
+type model struct {
+	drift  float64
+	paired bool
+}
+
+func simulateRuns(p Plan, pools [][]float64, trials int, factor float64, seed uint64, m model) simulation {
 	r := rand.New(rand.NewPCG(seed, 2))
 	fixed := Plan{Looks: []int{20}, Alpha: 0.05, Margin: p.Margin}
 	cap := max(p.Looks[len(p.Looks)-1], 20)
@@ -233,18 +252,33 @@ func simulate(p Plan, pools [][]float64, trials int, factor float64, seed uint64
 	for i := range trials {
 		pool := pools[i%len(pools)]
 		old, new := draw(r, pool, cap, 1), draw(r, pool, cap, factor)
-		v := Undecided
+		if m.drift > 0 {
+			for i := range old {
+				speed := math.Exp(m.drift * r.NormFloat64())
+				old[i] *= speed
+				new[i] *= speed
+			}
+		}
+		decide := p.Decide
+		if m.paired {
+			decide = p.DecidePaired
+		}
+		v, covers := Undecided, true
 		for look, n := range p.Looks {
-			if d := p.Decide(old[:n], new[:n], look, false); d.Verdict != Continue {
+			if d := decide(old[:n], new[:n], look, false); d.Verdict != Continue {
 				v = d.Verdict
 				runs += n
+				covers = math.Abs(factor-1) <= d.Bound+1e-9
+				if v == Same && !covers {
+					sim.wrongSame++
+				}
 				break
 			}
 		}
 		sim.counts[v]++
 		if f := fixed.Decide(old[:20], new[:20], 0, false).Verdict; f == Faster || f == Slower {
 			sim.fixed++
-			if v == f || v == Undecided {
+			if v == f || v == Undecided || (v == Same && covers) {
 				sim.agree++
 			}
 		}
@@ -280,16 +314,18 @@ func TestErrorRates(t *testing.T) {
 		for _, tt := range []struct {
 			name   string
 			factor float64
-			check  func(counts map[Verdict]int) string
+			check  func(sim simulation) string
 		}{
-			{"A/A", 1, func(c map[Verdict]int) string {
+			{"A/A", 1, func(sim simulation) string {
+				c := sim.counts
 				if f := frac(c[Faster] + c[Slower]); f > p.Alpha {
 					return "false faster/slower too often"
 				}
 				return ""
 			}},
-			{"moved by 2E", 1 + 2*p.Margin, func(c map[Verdict]int) string {
-				if f := frac(c[Same]); f > p.Alpha {
+			{"moved by 2E", 1 + 2*p.Margin, func(sim simulation) string {
+				c := sim.counts
+				if f := frac(sim.wrongSame); f > p.Alpha {
 					return "false same too often"
 				}
 				if f := frac(c[Faster]); f > p.Alpha {
@@ -297,13 +333,20 @@ func TestErrorRates(t *testing.T) {
 				}
 				return ""
 			}},
-			{"moved by E", 1 + p.Margin, func(c map[Verdict]int) string {
-				if f := frac(c[Same]); f > p.Alpha {
+			{"moved by E", 1 + p.Margin, func(sim simulation) string {
+				if f := frac(sim.wrongSame); f > p.Alpha {
 					return "false same too often"
 				}
 				return ""
 			}},
-			{"twice the time", 2, func(c map[Verdict]int) string {
+			{"moved by 2·E_max", 1 + 2*p.MarginMax, func(sim simulation) string {
+				if f := frac(sim.wrongSame); f > p.Alpha {
+					return "false same too often"
+				}
+				return ""
+			}},
+			{"twice the time", 2, func(sim simulation) string {
+				c := sim.counts
 				if c[Faster] > 0 {
 					return "called faster: the wrong direction"
 				}
@@ -316,9 +359,9 @@ func TestErrorRates(t *testing.T) {
 			t.Run(machine.name+"/"+tt.name, func(t *testing.T) {
 				sim := simulate(p, pools, trials, tt.factor, 1)
 				counts := sim.counts
-				t.Logf("%d rows ×%.2f: faster %.1f%%, slower %.1f%%, same %.1f%%, undecided %.1f%%; %.1f runs per side on average; fixed 20+20 significant on %d rows, the plan agrees (or undecided) on %d",
-					trials, tt.factor, 100*frac(counts[Faster]), 100*frac(counts[Slower]), 100*frac(counts[Same]), 100*frac(counts[Undecided]), sim.runs, sim.fixed, sim.agree)
-				if msg := tt.check(counts); msg != "" {
+				t.Logf("%d rows ×%.2f: faster %.1f%%, slower %.1f%%, same %.1f%% (of which the change is outside ±X: %.1f%%), undecided %.1f%%; %.1f runs per side on average; fixed 20+20 significant on %d rows, the plan agrees (or undecided, or same within a bound that holds the change) on %d",
+					trials, tt.factor, 100*frac(counts[Faster]), 100*frac(counts[Slower]), 100*frac(counts[Same]), 100*frac(sim.wrongSame), 100*frac(counts[Undecided]), sim.runs, sim.fixed, sim.agree)
+				if msg := tt.check(sim); msg != "" {
 					t.Error(msg)
 				}
 				// On A/A rows the fixed design's significant rows are
@@ -333,3 +376,167 @@ func TestErrorRates(t *testing.T) {
 }
 
 func frac(n int) float64 { return float64(n) / 3000 }
+
+// TestPairedErrorRates measures DecidePaired as TestErrorRates does
+// Decide, on a dedicated machine's runs, with and without a load that
+// comes and goes between rounds (±10%, shared by a round's two runs):
+// its A/A rows are called faster or slower at most α of the time either
+// way, it is never wrong about "same within ±X" more than α, and under
+// drift it finds a 4% change that Decide cannot see.
+func TestPairedErrorRates(t *testing.T) {
+	p := DefaultPlan()
+	const trials = 3000
+	pools := realSamples(t, quiet)
+	for _, pool := range pools {
+		m := median(pool)
+		for i, x := range pool {
+			pool[i] = m + (x-m)/10
+		}
+	}
+	for _, drift := range []float64{0, 0.1} {
+		for _, factor := range []float64{1, 1.04} {
+			sims := map[bool]simulation{}
+			for _, paired := range []bool{false, true} {
+				sim := simulateRuns(p, pools, trials, factor, 3, model{drift: drift, paired: paired})
+				sims[paired] = sim
+				c := sim.counts
+				t.Logf("drift ±%.0f%%, ×%.2f, paired %v: faster %.1f%%, slower %.1f%%, same %.1f%% (the change outside ±X: %.1f%%), undecided %.1f%%; %.1f runs per side",
+					100*drift, factor, paired, 100*frac(c[Faster]), 100*frac(c[Slower]), 100*frac(c[Same]), 100*frac(sim.wrongSame), 100*frac(c[Undecided]), sim.runs)
+				if factor == 1 && frac(c[Faster]+c[Slower]) > p.Alpha {
+					t.Errorf("drift %v, paired %v: false faster/slower on %.1f%% of A/A rows, want at most %v", drift, paired, 100*frac(c[Faster]+c[Slower]), p.Alpha)
+				}
+				if frac(sim.wrongSame) > p.Alpha {
+					t.Errorf("drift %v, paired %v: same within a bound the change is outside on %.1f%% of rows", drift, paired, 100*frac(sim.wrongSame))
+				}
+			}
+			if drift > 0 && factor != 1 {
+				if un, pa := sims[false], sims[true]; frac(pa.counts[Slower]) < 0.9 || frac(un.counts[Slower]) > 0.5 {
+					t.Errorf("under drift, a 4%% change: paired called %.1f%% slower, unpaired %.1f%%; want at least 90%% paired, where unpaired cannot tell",
+						100*frac(pa.counts[Slower]), 100*frac(un.counts[Slower]))
+				}
+			}
+		}
+	}
+}
+
+// TestSignedRank checks the exact distribution of T+ against every sign
+// of a few pairs, enumerated, and the ranks against the published
+// critical values of the signed-rank test (two-sided α = 0.05: reject
+// when T ≤ 3 for 8 pairs, T ≤ 8 for 10, T ≤ 52 for 20).
+func TestSignedRank(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 8} {
+		counts := make([]float64, n*(n+1)/2+1)
+		for mask := 0; mask < 1<<n; mask++ {
+			sum := 0
+			for i := range n {
+				if mask&(1<<i) != 0 {
+					sum += i + 1
+				}
+			}
+			counts[sum]++
+		}
+		c := signedRankCDF(n)
+		cum := 0.0
+		for s := range counts {
+			cum += counts[s] / float64(int(1)<<n)
+			if math.Abs(c[s]-cum) > 1e-12 {
+				t.Errorf("n=%d: P(T+ ≤ %d) = %v, want %v", n, s, c[s], cum)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		n    int
+		q    float64
+		want int
+	}{
+		{8, 0.025, 4},
+		{10, 0.025, 9},
+		{20, 0.025, 53},
+		{6, 0.005, 0}, // the default plan's first look: too few pairs at γ/2 = 0.5%
+		{9, 0.0025, 1},
+	} {
+		if got := signedRankLower(tt.n, tt.q); got != tt.want {
+			t.Errorf("signedRankLower(%d, %v) = %d, want %d", tt.n, tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestApproximations checks the normal approximations that take over
+// from the exact distributions at large counts against the exact ranks
+// just below the switch: they may differ by a rank or so, no more.
+func TestApproximations(t *testing.T) {
+	for _, q := range []float64{0.025, 0.005, 0.001} {
+		n := exactSignedRank
+		total := n * (n + 1) / 2
+		mean, sd := float64(total)/2, math.Sqrt(float64(n)*float64(n+1)*float64(2*n+1)/24)
+		if exact, approx := signedRankLower(n, q), approxRank(mean, sd, q, total/2); abs(exact-approx) > 1+exact/500 {
+			t.Errorf("signed rank, n=%d q=%v: exact %d, approximated %d", n, q, exact, approx)
+		}
+		m := 100
+		mean, sd = float64(m*m)/2, math.Sqrt(float64(m)*float64(m)*float64(2*m+1)/12)
+		if exact, approx := lowerRank(m, m, q), approxRank(mean, sd, q, m*m/2); abs(exact-approx) > 1+exact/500 {
+			t.Errorf("Mann-Whitney, m=n=%d q=%v: exact %d, approximated %d", m, q, exact, approx)
+		}
+	}
+	// Past the switch, a plan of 1,000 runs a side decides at once.
+	p := Plan{Looks: []int{1000}, Alpha: 0.05, Margin: 0.02}
+	old, new := noisy(1, 1000), noisy(2, 1000)
+	if d := p.DecidePaired(old, new, 0, false); d.Verdict == Continue || !d.Paired {
+		t.Errorf("1,000 pairs: %+v", d)
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
+
+// TestDecideBound checks the second margin and pairs on runs made to
+// order: rows whose interval is within ±5% but not ±2% at the cap are
+// the same within their bound; wider ones are too noisy; and a 3% change
+// under a load shared by each pair's runs is found by the pairs alone.
+func TestDecideBound(t *testing.T) {
+	p := DefaultPlan()
+	last := len(p.Looks) - 1
+	wave := func(n int, spread, phase float64) []float64 {
+		var xs []float64
+		for i := range n {
+			xs = append(xs, 100*(1+spread*math.Sin(float64(i)*2.1+phase)))
+		}
+		return xs
+	}
+	d := p.Decide(wave(30, 0.04, 0), wave(30, 0.04, 1), last, false)
+	if d.Verdict != Same || !(d.Bound > p.Margin && d.Bound <= p.MarginMax) {
+		t.Errorf("±4%% runs at the cap: %s within ±%v, want same within a bound between 2%% and 5%%", d.Verdict, d.Bound)
+	}
+	if got := d.Text(); !strings.HasPrefix(got, "same within ±") || strings.Contains(got, "±2%") {
+		t.Errorf("text %q", got)
+	}
+	d = p.Decide(wave(30, 0.3, 0), wave(30, 0.3, 1), last, false)
+	if d.Verdict != Undecided || !(d.Bound > p.MarginMax) || !strings.HasPrefix(d.Text(), "too noisy here to bound below ±") {
+		t.Errorf("±30%% runs at the cap: %s within ±%v (%q), want undecided past 5%%", d.Verdict, d.Bound, d.Text())
+	}
+	// Only ±2% is the same without a second margin (a bisection's plan).
+	strict := Plan{Looks: p.Looks, Alpha: p.Alpha, Margin: p.Margin, NoFutility: true}
+	if d := strict.Decide(wave(30, 0.04, 0), wave(30, 0.04, 1), last, false); d.Verdict != Undecided {
+		t.Errorf("no second margin: %s within ±%v, want undecided", d.Verdict, d.Bound)
+	}
+
+	// Each round's speed, shared by its two runs, varies by ±20%; each
+	// run has ±1% of its own.
+	r := rand.New(rand.NewPCG(7, 7))
+	old, new := make([]float64, 18), make([]float64, 18)
+	for i := range old {
+		load := 100 * math.Exp(0.2*r.NormFloat64())
+		old[i] = load * (1 + 0.01*r.NormFloat64())
+		new[i] = load * 1.03 * (1 + 0.01*r.NormFloat64())
+	}
+	if d := p.DecidePaired(old, new, 2, false); d.Verdict != Slower || !d.Paired {
+		t.Errorf("a 3%% change under a shared load, paired: %+v, want slower", d)
+	}
+	if d := p.Decide(old, new, 2, false); d.Verdict == Slower {
+		t.Errorf("a 3%% change under a shared load, unpaired: %+v; want the two samples unable to tell", d)
+	}
+	// Six pairs are too few for the paired interval: DecidePaired is
+	// Decide there, and does not stop a row for futility.
+	if d := p.DecidePaired(old[:6], new[:6], 0, false); d.Paired || d.Verdict != Continue {
+		t.Errorf("six pairs: %+v, want an unpaired decision to go on", d)
+	}
+}

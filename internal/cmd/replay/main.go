@@ -23,16 +23,24 @@
 //
 // The sequential design as bench runs it stops running a benchmark once
 // it is decided; replay reads the decided benchmark's later runs and
-// ignores them, which is the same.
+// ignores them, which is the same. It decides on the runs' pairs
+// (verdict.Plan.DecidePaired), as bench does in its interleaved order.
+//
+// With -widths it prints instead, per recording, the median over its
+// benchmarks of the 95% interval's half-width of the change on all the
+// runs: from the two samples, from the runs' pairs, and from both as
+// DecidePaired takes them; and the ratios to the first: what pairing
+// buys on those runs.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchfmt"
@@ -45,20 +53,77 @@ import (
 const fixedN = 20
 
 func main() {
-	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
-		fmt.Fprintln(os.Stderr, "usage: replay DIR...  (each DIR as 'patchbot bench -o DIR' keeps it: old.txt and new.txt)")
+	widths := flag.Bool("widths", false, "print the paired and unpaired intervals' widths instead")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: replay [-widths] DIR...  (each DIR as 'patchbot bench -o DIR' keeps it: old.txt and new.txt)")
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
 		os.Exit(2)
 	}
 	var all []tally
-	for _, dir := range os.Args[1:] {
-		t, err := replayDir(dir)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', tabwriter.AlignRight)
+	if *widths {
+		fmt.Fprintln(tw, "recording\trows\truns/side\tunpaired ±\tpaired ±\tboth ±\tpaired/unpaired\tboth/unpaired\t")
+	}
+	for _, dir := range flag.Args() {
+		order, err := readDir(dir)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "replay: %v\n", err)
 			os.Exit(1)
 		}
-		all = append(all, t)
+		if *widths {
+			w := widthsOf(order)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f%%\t%.2f%%\t%.2f%%\t%.2f\t%.2f\t\n", filepath.Base(dir), w.rows, w.n, 100*w.unpaired, 100*w.paired, 100*w.both, w.ratio, w.ratio2)
+			continue
+		}
+		all = append(all, replay(filepath.Base(dir), order))
+	}
+	if *widths {
+		tw.Flush()
+		return
 	}
 	write(os.Stdout, all)
+}
+
+// widths are the medians, over a recording's benchmarks, of the
+// half-widths of the change's 95% interval (as a share of no change) on
+// every run: from the two samples, from the runs' pairs, and from both
+// (DecidePaired's intersection); and of the ratios of a benchmark's
+// paired and combined widths to its unpaired one.
+type widths struct {
+	rows, n                               int
+	unpaired, paired, both, ratio, ratio2 float64
+}
+
+func widthsOf(order []*series) widths {
+	var w widths
+	var un, pa, bo, ra, rb []float64
+	half := func(lo, hi float64) float64 { return math.Log(hi/lo) / 2 }
+	for _, s := range order {
+		n := min(len(s.runs[0]), len(s.runs[1]))
+		if n < 9 {
+			continue
+		}
+		old, new := s.runs[0][:n], s.runs[1][:n]
+		_, lu, hu, oku := verdict.Interval(old, new, 0.95, false)
+		_, lp, hp, okp := verdict.Interval(old, new, 0.95, true)
+		p := verdict.Plan{Looks: []int{n}, Alpha: 0.05, Margin: 0.02}
+		b := p.DecidePaired(old, new, 0, false)
+		if !oku || !okp || !b.Paired || !(hu > lu) {
+			continue
+		}
+		hu, hp, hb := half(lu, hu), half(lp, hp), half(b.Lo, b.Hi)
+		un, pa, bo = append(un, math.Expm1(hu)), append(pa, math.Expm1(hp)), append(bo, math.Expm1(hb))
+		ra, rb = append(ra, hp/hu), append(rb, hb/hu)
+		w.rows++
+		w.n = max(w.n, n)
+	}
+	if w.rows > 0 {
+		w.unpaired, w.paired, w.both, w.ratio, w.ratio2 = median(un), median(pa), median(bo), median(ra), median(rb)
+	}
+	return w
 }
 
 // A series is one benchmark's times, each side's in run order.
@@ -92,15 +157,33 @@ func (t *tally) add(o tally) {
 	t.opposite += o.opposite
 }
 
+// replay tallies the verdicts of the benchmarks of a recording.
+func replay(name string, order []*series) tally {
+	t := tally{name: name}
+	plan := verdict.DefaultPlan()
+	for _, s := range order {
+		t.add(decide(s, plan))
+	}
+	return t
+}
+
 // replayDir replays the recording in dir.
 func replayDir(dir string) (tally, error) {
-	t := tally{name: filepath.Base(dir)}
+	order, err := readDir(dir)
+	if err != nil {
+		return tally{name: filepath.Base(dir)}, err
+	}
+	return replay(filepath.Base(dir), order), nil
+}
+
+// readDir reads the recording in dir: each benchmark's runs.
+func readDir(dir string) ([]*series, error) {
 	byName := map[string]*series{}
 	var order []*series
 	for side, file := range []string{"old.txt", "new.txt"} {
 		f, err := os.Open(filepath.Join(dir, file))
 		if err != nil {
-			return t, err
+			return nil, err
 		}
 		err = read(f, func(name string, v float64) {
 			s := byName[name]
@@ -113,14 +196,10 @@ func replayDir(dir string) (tally, error) {
 		})
 		f.Close()
 		if err != nil {
-			return t, fmt.Errorf("%s: %v", filepath.Join(dir, file), err)
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, file), err)
 		}
 	}
-	plan := verdict.DefaultPlan()
-	for _, s := range order {
-		t.add(decide(s, plan))
-	}
-	return t, nil
+	return order, nil
 }
 
 // read calls add with each benchmark time (sec/op) of r, in order, named
@@ -175,7 +254,7 @@ func decide(s *series, plan verdict.Plan) tally {
 			d = verdict.Decision{Verdict: verdict.Undecided, N: [2]int{min(len(old), cap), min(len(new), cap)}}
 			break
 		}
-		d = plan.Decide(old[:n], new[:n], look, false)
+		d = plan.DecidePaired(old[:n], new[:n], look, false)
 		if d.Verdict != verdict.Continue {
 			break
 		}

@@ -78,3 +78,25 @@ func TestReplayDir(t *testing.T) {
 		t.Errorf("an empty directory: %v, want an error naming old.txt", err)
 	}
 }
+
+// TestWidths checks that pairing narrows the interval where the runs
+// share the machine's drift (each round's speed, on both sides) and
+// leaves it about the same where they do not.
+func TestWidths(t *testing.T) {
+	drift := func(i int) float64 { return 1 + 0.3*float64((i*7)%11)/10 } // slow rounds and fast ones
+	own := func(i, side int) float64 { return 1 + 0.01*float64((i*3+side*5)%7) }
+	var shared, apart series
+	for i := range 20 {
+		for side := range 2 {
+			shared.runs[side] = append(shared.runs[side], 100*drift(i)*own(i, side))
+			apart.runs[side] = append(apart.runs[side], 100*drift(i+side*3)*own(i, side))
+		}
+	}
+	ws, wa := widthsOf([]*series{&shared}), widthsOf([]*series{&apart})
+	if ws.rows != 1 || ws.n != 20 || !(ws.ratio < 0.3) || !(ws.ratio2 < 0.4) {
+		t.Errorf("shared drift: %+v, want the paired and the combined intervals well under the unpaired one", ws)
+	}
+	if wa.rows != 1 || !(wa.ratio > 0.5) || !(wa.ratio2 <= 1.2) {
+		t.Errorf("drift apart: %+v, want no great gain from pairing, and the combined interval not much wider", wa)
+	}
+}
