@@ -78,8 +78,8 @@
 //   - −m < lo and hi < m: the same, within ±X, X the larger distance of
 //     the interval's ends from 1 (as a ratio), rounded up to 0.5%;
 //   - at the cap, or where more runs would not bring the interval within
-//     ±m nor away from 0 (futility, below): the same within ±X if the
-//     interval lies within ±M, else undecided ("too noisy here to bound
+//     ±m (futility, below): the same within ±X if the interval lies
+//     within ±M; at the cap, else undecided ("too noisy here to bound
 //     below ±X");
 //   - otherwise, not yet: another round.
 //
@@ -88,16 +88,18 @@
 // interval that misses log r, since it lies within ±X. Either needs some
 // look's interval to miss log r, which has probability at most α, so the
 // chance of any wrong verdict is at most α (5%) over all looks, X being
-// whatever the runs gave. Undecided is never wrong, and needs none of α:
-// a row stops when, its interval's half-width projected to the cap as
-// w·√(n/n_K) (an interval shrinks as 1/√n), neither verdict could be
-// reached there with the estimate so far (futility): then it says its X
-// now, unless the cap could bring a bound past M within M. At the first
-// look the projection is halved: six runs a side give an interval wider
-// than 1/√n says (for normal runs 1.22 times the projection, the exact
-// interval's bounds being the 3rd and 34th of 36 differences; more for
-// the heavy tails of a busy machine's), and a row that could still
-// differ is let run.
+// whatever the runs gave. Undecided is never wrong, and needs none of α.
+// Futility: a row's interval half-width w, projected to the cap as
+// w·√(n/n_K) (an interval shrinks as 1/√n), says whether more runs could
+// bring it within ±m. When they could not, the row stops with its X if
+// its interval lies within ±M; else it runs on while the projection says
+// it could still differ from no change or come within ±M (and, in a
+// paired comparison, while its look is too early for pairs), and stops
+// undecided when it could do neither. At the first look the projection is
+// halved: six runs a side give an interval wider than 1/√n says (for
+// normal runs 1.22 times the projection, the exact interval's bounds
+// being the 3rd and 34th of 36 differences; more for the heavy tails of a
+// busy machine's), and a row that could still differ is let run.
 //
 // Noise. Each decision says the smallest change its runs could have
 // detected with 80% power: with the interval's half-width w at level 1−γ,
@@ -345,9 +347,7 @@ func (p Plan) decide(old, new []float64, look int, higherIsBetter, paired bool) 
 		}
 		return d
 	}
-	if p.NoFutility || (paired && !d.Paired) {
-		// A paired row too early for the paired interval: the
-		// two-sample one says nothing of what pairs will narrow.
+	if p.NoFutility {
 		return d
 	}
 	// Futility: at the cap, the interval's half-width would be about
@@ -361,9 +361,14 @@ func (p Plan) decide(old, new []float64, look int, higherIsBetter, paired bool) 
 	canDiffer := math.Abs(center) > capHalf
 	canBound := math.Abs(center)+capHalf <= widest
 	switch {
-	case canSame || canDiffer:
+	case canSame:
 	case bounded:
+		// The cap would not bring it within ±E: its bound now.
 		d.Verdict, d.Futile = Same, true
+	case canDiffer, paired && !d.Paired:
+		// A row that could still differ runs on; so does a paired
+		// row too early for pairs, whose two-sample interval says
+		// nothing of what pairs will narrow.
 	case !canBound:
 		d.Verdict, d.Futile = Undecided, true
 	}
