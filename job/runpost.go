@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -16,6 +15,7 @@ import (
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
+	"github.com/patchbot/patchbot/step/verdict"
 )
 
 // post is the last step: the message composed in full, then the push, the
@@ -274,7 +274,7 @@ func callouts(r *benchrun.Result, text func(string) string) map[string][]string 
 					key = undecided
 				}
 				if d.Bound > 0 && (key == same || key == undecided) {
-					item += fmt.Sprintf(" (±%s)", strconv.FormatFloat(math.Round(d.Bound*1000)/10, 'f', -1, 64)+"%")
+					item += " (±" + verdict.Percent(d.Bound) + ")"
 				}
 			}
 			out[key] = append(out[key], item)

@@ -517,17 +517,17 @@ func (d Decision) Text() string {
 		if d.Bound == 0 {
 			return "same: every run gave the same figure"
 		}
-		return fmt.Sprintf("same within ±%s", percent(d.Bound))
+		return fmt.Sprintf("same within ±%s", Percent(d.Bound))
 	case Undecided:
 		if d.Bound == 0 {
 			return "not enough runs to tell"
 		}
-		return fmt.Sprintf("too noisy here to bound below ±%s", percent(d.Bound))
+		return fmt.Sprintf("too noisy here to bound below ±%s", Percent(d.Bound))
 	}
 	return "not decided yet"
 }
 
-// percent writes a bound: "1.5%", "2%".
-func percent(x float64) string {
+// Percent writes a bound as the verdicts do: "1.5%", "2%".
+func Percent(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1000)/10, 'f', -1, 64) + "%"
 }
