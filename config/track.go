@@ -8,7 +8,7 @@ import (
 )
 
 // Track is the track section: what 'patchbot sweep's track task records
-// (docs/track.md). The command 'patchbot track' takes its own flags.
+// (docs/track.md), and the defaults of 'patchbot track's flags.
 type Track struct {
 	// Branch is the branch tracked; "" leaves the task off.
 	Branch string `yaml:"branch" json:"branch"`

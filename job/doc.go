@@ -6,10 +6,19 @@
 // queued job or an event, and get the same result and the same review
 // message.
 //
-// A Request that is not valid is refused before anything is done with a
-// *remedy.FieldError naming the field, in the Request's own JSON names
+// Beside it are the two jobs of a branch's history, in the same shape:
+// Bisect (a BisectRequest: which commit made the benchmarks slower) and
+// Track (a TrackRequest: record a branch's commits, find where they
+// changed, bisect and comment on each slowdown). Each is
+// Job(ctx, request, configuration, Env): the request is data, and what
+// comes from the process (review clients, the track store, the queue a
+// track's bisections go to, where progress and lines are told) is in the
+// Env.
+//
+// A request that is not valid is refused before anything is done with a
+// *remedy.FieldError naming the field, in the request's own JSON names
 // ("bench.count"), never a flag of the CLI: each caller says the remedy
-// in its own words.
+// in its own words (the CLI as its flag, sweep as config.yaml's key).
 //
 // The whole job (Run) is four steps: port a Mercurial-era patch onto a
 // Git repository (step/port), check whether the target branch is frozen

@@ -13,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
+	"github.com/patchbot/patchbot/step/track"
 	"github.com/patchbot/patchbot/step/verdict"
 )
 
@@ -48,6 +49,18 @@ type Env struct {
 	// measured when a newer one exists, read at reply time, not when the
 	// job began. An error stops the post step.
 	Note func(ctx context.Context) (string, error)
+	// Tell, when set, hears what a bisection or a track does as it does
+	// it, a line at a time (a bisection's step with its benchmarks'
+	// verdicts takes a few), without the last newline: the CLI prints
+	// them, a worker logs them.
+	Tell func(line string)
+	// Tracks is the store of track's histories (step/track), for Track.
+	Tracks *track.Store
+	// QueueBisect, when set, is given the range of each slowdown a
+	// Track run finds, to bisect as a job of its own (serve's workers,
+	// bot/work) instead of in the run; a range bisected before whose
+	// comment is not posted is given again, for its job to comment.
+	QueueBisect func(ctx context.Context, r Range) error
 	// Runner starts every process of the bench step (go list, go test -c,
 	// the benchmarks), which run the patch's code: a sandbox wraps them
 	// here. nil is benchrun.Direct. Whatever it is, the processes get an

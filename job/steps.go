@@ -400,6 +400,9 @@ func (env Env) orDefaults() Env {
 	if env.Log == nil {
 		env.Log = discard{}
 	}
+	if env.Tell == nil {
+		env.Tell = func(string) {}
+	}
 	return env
 }
 

@@ -6,22 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/internal/repo"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
 	"github.com/patchbot/patchbot/step/changepoint"
@@ -61,21 +60,62 @@ type TrackRequest struct {
 	// and said, not commented.
 	GitHub string `json:"github,omitempty"`
 	Gerrit string `json:"gerrit,omitempty"`
-	DryRun bool   `json:"dry_run,omitempty"`
+	// DryRun says what a run would do (the commits it would record, the
+	// bisections and comments waiting) and does none of it: nothing is
+	// benchmarked, recorded or commented.
+	DryRun bool `json:"dry_run,omitempty"`
 
 	// Range, when set, makes the run bisect the slowdowns of that range
 	// (a change's Good and Bad) and comment on their culprit, and nothing
-	// else: serve's bisection jobs, which a run with Queue queued.
+	// else: serve's bisection jobs, which a run with Env.QueueBisect
+	// queued.
 	Range *Range `json:"range,omitempty"`
+}
 
-	// Queue, when set, is given the range of each slowdown to bisect
-	// instead of bisecting it in this run: serve's workers take it as a
-	// job of its own (bot/work). A range already bisected whose comment
-	// is not posted is given again, for its job to comment.
-	Queue func(ctx context.Context, r Range) error `json:"-"`
+// Validate reports the first problem of r that is found without reading
+// the repository or the store, as a *remedy.FieldError in r's own field
+// names, which each caller words its own way (the CLI as its flags, sweep
+// as the keys of config.yaml's track section).
+func (r *TrackRequest) Validate() error {
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"every", r.Every}, {"max", r.Max}, {"max_bisect", r.MaxBisect}} {
+		if f.n < 0 {
+			return remedy.Fieldf(f.name, strconv.Itoa(f.n), "must be 1 or more")
+		}
+	}
+	if err := validThreshold(r.Threshold); err != nil {
+		return err
+	}
+	if r.GitHub != "" {
+		if _, err := review.ParsePullRequest(r.GitHub + "#1"); err != nil {
+			return remedy.Fieldf("github", r.GitHub, "want OWNER/REPO")
+		}
+	}
+	if r.Gerrit != "" {
+		if _, err := review.CheckServerURL(r.Gerrit); err != nil {
+			return remedy.Fieldf("gerrit", "", "%v", err)
+		}
+	}
+	if rg := r.Range; rg != nil && (!isHash(rg.Good) || !isHash(rg.Bad)) {
+		return remedy.Fieldf("range", rg.Good+".."+rg.Bad, "want two commits' full hashes")
+	}
+	return r.Bench.validate()
+}
 
-	// Report, when set, receives a line for each thing done, as it is.
-	Report io.Writer `json:"-"`
+// isHash reports whether s is a commit's full hash, 40 lower-case hex
+// digits.
+func isHash(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // A Range is the commits a bisection searches: after Good, up to Bad.
@@ -125,7 +165,7 @@ type tracker struct {
 	req   *TrackRequest
 	cfg   *config.Config
 	env   Env
-	store *track.Store
+	store *track.Store // env.Tracks
 	// measure runs the benchmarks of hash interleaved with those of
 	// ref, the track's reference commit, or alone when ref is "".
 	measure func(ctx context.Context, ref, hash string) (*benchrun.Result, error)
@@ -133,9 +173,16 @@ type tracker struct {
 	say     func(format string, args ...any)
 }
 
-// Track runs track as req says on store.
-func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *config.Config, env Env) (*TrackResult, error) {
+// Track runs track as req says, in the store env.Tracks; env.Tell hears
+// what it does as it does it.
+func Track(ctx context.Context, req *TrackRequest, cfg *config.Config, env Env) (*TrackResult, error) {
 	env, cfg = env.orDefaults(), orDefault(cfg)
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if env.Tracks == nil {
+		return nil, errors.New("track: no store to record in (job.Env.Tracks)")
+	}
 	b := req.Bench.orDefaults(config.Count{N: DefaultTrackCount}, cfg.Bench.Benchtime)
 	if len(b.Packages) == 0 {
 		b.Packages = []string{"./..."}
@@ -152,7 +199,7 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 	}
 	defer os.RemoveAll(cache)
 	o.Dir, o.BinCache = req.Repo, cache
-	t := &tracker{req: req, cfg: cfg, env: env, store: store,
+	t := &tracker{req: req, cfg: cfg, env: env, store: env.Tracks,
 		measure: func(ctx context.Context, ref, hash string) (*benchrun.Result, error) {
 			o := o
 			o.Base, o.Head, o.Single = ref, hash, ref == ""
@@ -167,7 +214,9 @@ func Track(ctx context.Context, req *TrackRequest, store *track.Store, cfg *conf
 		bisect: func(ctx context.Context, good, bad string, pkgs []string, bench string, threshold float64) (*bisect.Result, error) {
 			bs := req.Bench
 			bs.Packages, bs.Bench, bs.Count, bs.Auto = pkgs, bench, 0, true
-			return Bisect(ctx, &BisectRequest{Repo: req.Repo, Good: good, Bad: bad, Threshold: threshold, Bench: bs}, cfg, env, nil, nil)
+			quiet := env
+			quiet.Tell = nil // the track says what it bisects, and what came of it
+			return Bisect(ctx, &BisectRequest{Repo: req.Repo, Good: good, Bad: bad, Threshold: threshold, Bench: bs}, cfg, quiet)
 		},
 	}
 	return t.run(ctx)
@@ -183,20 +232,19 @@ func t0(req *TrackRequest, cfg *config.Config) float64 {
 
 func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 	req := t.req
-	t.say = func(format string, args ...any) {
-		if req.Report != nil {
-			fmt.Fprintf(req.Report, format+"\n", args...)
-		}
-	}
+	t.say = func(format string, args ...any) { t.env.Tell(fmt.Sprintf(format, args...)) }
 	threshold := t0(req, t.cfg)
 	if !(threshold > 0 && threshold < 1) {
-		return nil, fmt.Errorf("threshold %v: want a change above 0%% and under 100%%, like 5%%", 100*threshold)
+		return nil, &SetupError{Field: "threshold", Err: fmt.Errorf("bench.threshold %g%%: track needs a change above 0%% and under 100%%, like 5%%", 100*threshold)}
 	}
-	branch, name, err := trackName(req)
+	branch, name, err := TrackName(req)
 	if err != nil {
 		return nil, err
 	}
 	res := &TrackResult{Track: name, Recorded: []track.Commit{}, Found: []*track.Change{}, Bisections: []*TrackBisection{}}
+	if req.DryRun {
+		return res, t.dryRun(ctx, name, branch, res)
+	}
 	if req.Range == nil {
 		if err := t.record(ctx, name, branch, threshold, res); err != nil {
 			return res, err
@@ -217,8 +265,8 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		switch {
 		case req.Range != nil && *req.Range != rg:
 			continue
-		case req.Range == nil && req.Queue != nil:
-			if err := req.Queue(ctx, rg); err != nil {
+		case req.Range == nil && t.env.QueueBisect != nil && !req.DryRun:
+			if err := t.env.QueueBisect(ctx, rg); err != nil {
 				return res, fmt.Errorf("track: queueing the bisection of %s: %w", rg, err)
 			}
 			t.say("queued the bisection of %s", rg)
@@ -279,24 +327,78 @@ func (t *tracker) failed(ctx context.Context, name string, g *TrackBisection, er
 	return err
 }
 
-// record records the track's new commits and finds its new change points.
-func (t *tracker) record(ctx context.Context, name, branch string, threshold float64, res *TrackResult) error {
+// pending returns the commits a run records now, and says how many.
+func (t *tracker) pending(ctx context.Context, name, branch string, res *TrackResult) (*track.Plan, error) {
 	req := t.req
 	last, err := t.store.Last(ctx, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	every, maxN := cmp.Or(req.Every, 1), cmp.Or(req.Max, DefaultTrackMax)
 	plan, err := track.Pending(track.PlanOptions{Dir: req.Repo, Branch: branch, Last: last, Every: every, Max: maxN})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Head, res.Left = plan.Head, plan.Left
+	verb := "recording"
+	if req.DryRun {
+		verb = "would record"
+	}
 	switch {
 	case len(plan.Commits) == 0 && last != nil:
 		t.say("%s: nothing new to record since %s", name, abbrev.Hash(last.Hash))
 	default:
-		t.say("%s: recording %d commits (one in %d of %d new; %d left for later runs)", name, len(plan.Commits), every, plan.New, plan.Left)
+		t.say("%s: %s %d commits (one in %d of %d new; %d left for later runs)", name, verb, len(plan.Commits), every, plan.New, plan.Left)
+	}
+	return plan, nil
+}
+
+// dryRun says what a run would do: the commits it would record, the
+// bisections and comments that wait; it runs and writes nothing.
+func (t *tracker) dryRun(ctx context.Context, name, branch string, res *TrackResult) error {
+	if t.req.Range == nil {
+		plan, err := t.pending(ctx, name, branch, res)
+		if err != nil {
+			return err
+		}
+		for _, c := range plan.Commits {
+			t.say("would record %s %s", abbrev.Hash(c.Hash), c.Subject)
+		}
+	}
+	changes, err := t.store.Changes(ctx, name, track.Window{})
+	if err != nil {
+		return err
+	}
+	for _, g := range groupChanges(changes) {
+		rg := Range{g.Good, g.Bad}
+		switch {
+		case t.req.Range != nil && *t.req.Range != rg:
+		case t.req.Range == nil && t.env.QueueBisect != nil:
+			t.say("would queue the bisection of %s", rg)
+		case g.state() == track.StateFound:
+			t.say("would bisect %s for %s", rg, changeNames(g.Changes))
+		default:
+			t.say("would comment on the culprit %s of %s", abbrev.Hash(g.Changes[0].Culprit), rg)
+		}
+	}
+	t.say("dry run: nothing benchmarked, recorded or commented")
+	return nil
+}
+
+// changeNames lists the benchmarks of changes, for a line of track's.
+func changeNames(changes []*track.Change) string {
+	var names []string
+	for _, c := range changes {
+		names = append(names, c.Key.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// record records the track's new commits and finds its new change points.
+func (t *tracker) record(ctx context.Context, name, branch string, threshold float64, res *TrackResult) error {
+	plan, err := t.pending(ctx, name, branch, res)
+	if err != nil {
+		return err
 	}
 
 	// Record, oldest first, each commit interleaved with the track's
@@ -314,14 +416,14 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 			return ctx.Err()
 		}
 		var values []track.Value
-		if err != nil && ref != "" && strings.HasPrefix(err.Error(), "old side") {
+		if se, ok := errors.AsType[*benchrun.SideError](err); ok && ref != "" && se.Side == 0 {
 			// The reference's failure, not the commit's: recording
 			// it as the commit's would leave every commit after it
 			// without values.
-			return fmt.Errorf("track %s: the reference commit %s (the track's first with values) fails now, so nothing more can be recorded against it: %v; track the branch under a new name to start from its head", name, abbrev.Hash(ref), firstLine(err.Error()))
+			return &ReferenceError{Track: name, Ref: ref, Err: err}
 		}
 		if err != nil {
-			c.Error = firstLine(err.Error())
+			c.Error = errorText(err)
 		} else {
 			values = valuesOf(r, refValues)
 		}
@@ -371,6 +473,39 @@ func (t *tracker) record(ctx context.Context, name, branch string, threshold flo
 	return nil
 }
 
+// A ReferenceError is a track's reference commit (its first with values)
+// failing to build or run now: nothing more can be recorded against it,
+// on any try, until the track starts again under a new name.
+type ReferenceError struct {
+	Track, Ref string
+	Err        error
+}
+
+func (e *ReferenceError) Error() string {
+	return fmt.Sprintf("track %s: the reference commit %s (the track's first with values) fails now, so nothing more can be recorded against it: %s; track the branch under a new name to start from its head", e.Track, abbrev.Hash(e.Ref), firstLine(e.Err.Error()))
+}
+
+func (e *ReferenceError) Unwrap() error { return e.Err }
+
+// MaxErrorText bounds what a commit's record keeps of its failure: the
+// compiler's first messages, not a whole build log.
+const MaxErrorText = 2 << 10
+
+// errorText is what a commit's record keeps of err: its first lines, at
+// most MaxErrorText bytes, cut at a line's end, so that "does not build;
+// fix it or pick another revision:" keeps the compiler's message.
+func errorText(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if len(s) <= MaxErrorText {
+		return s
+	}
+	cut := s[:MaxErrorText]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + "\n[…]"
+}
+
 // moved reports whether c is a change point known already, found again a
 // recorded commit or two away: detection runs on the whole history each
 // run, and a change point can move as points come after it. It is the
@@ -394,41 +529,41 @@ func moved(c *track.Change, known []*track.Change, series []*track.Series) bool 
 	return false
 }
 
-// trackName returns the branch tracked and the track's name.
-func trackName(req *TrackRequest) (branch, name string, err error) {
+// TrackName returns the branch req tracks (its Branch, or the one
+// checked out) and the track's name (its Name, or the module's path and
+// the branch). What it cannot find is a *remedy.FieldError for the field
+// that would give it.
+func TrackName(req *TrackRequest) (branch, name string, err error) {
 	dir := cmp.Or(req.Repo, ".")
 	branch = req.Branch
 	if branch == "" {
-		repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+		r, err := repo.Open(dir)
 		if err != nil {
-			return "", "", fmt.Errorf("%s: not a Git repository (%v); run in one, or name one with -repo", dir, err)
+			return "", "", err
 		}
-		ref, err := repo.Head()
+		ref, err := r.Head()
 		if err != nil {
-			return "", "", fmt.Errorf("%s: no HEAD: %v", dir, err)
+			return "", "", remedy.Fieldf("branch", "", "missing, and %s has no HEAD to take it from (%v): name the branch to track", dir, err)
 		}
 		if !ref.Name().IsBranch() {
-			return "", "", fmt.Errorf("%s: HEAD is not on a branch; name the branch to track with -branch", dir)
+			return "", "", remedy.Fieldf("branch", "", "missing, and %s's HEAD is not on a branch: name the branch to track", dir)
 		}
 		branch = ref.Name().Short()
 	}
 	if req.Name != "" {
 		return branch, req.Name, nil
 	}
-	cmd := exec.Command("go", "mod", "edit", "-json")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	var mod struct{ Module struct{ Path string } }
-	if err != nil || json.Unmarshal(out, &mod) != nil || mod.Module.Path == "" {
-		return "", "", fmt.Errorf("%s: no Go module to name the track by (go mod edit: %v); name it with -name", dir, err)
+	mod, err := repo.ModulePath(dir)
+	if err != nil {
+		return "", "", remedy.Fieldf("name", "", "missing, and there is no Go module to name the track by (%v): name the track", err)
 	}
-	return branch, mod.Module.Path + "@" + branch, nil
+	return branch, mod + "@" + branch, nil
 }
 
 // reference returns the track's reference commit, its first recorded
 // with values, and those values; "" when there is none yet.
 func (t *tracker) reference(ctx context.Context, name string) (string, map[track.SeriesKey]float64, error) {
-	h, err := ReadHistory(ctx, t.store, name, track.Window{})
+	h, err := t.store.History(ctx, name, track.Window{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -661,7 +796,7 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 	// name one culprit (two tracks of one repository, say) do not edit
 	// each other's comment away.
 	kind := "regression-" + culprit[:12] + "-" + g.Good[:8]
-	clients := t.env.clients(t.cfg, req.DryRun)
+	clients := t.env.clients(t.cfg, false) // a dry run does not get here
 	var err error
 	var notOnGerrit string // why the culprit is not commented on Gerrit
 	if req.Gerrit != "" {
@@ -677,7 +812,7 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 			}
 			// Without credentials the lookup would be anonymous, and a
 			// change the public may not see would pass for none.
-			if aerr := gc.CheckAuth("change " + id); aerr != nil && !req.DryRun {
+			if aerr := gc.CheckAuth("change " + id); aerr != nil {
 				return aerr
 			}
 			change, why, qerr := gerritChange(ctx, gc, culprit, id)
@@ -718,15 +853,11 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 		g.NoReview = notOnGerrit
 	default:
 		// Kept bisected: a later run given a server comments.
-		t.say("not commented: no review server to comment on (-github or -gerrit)")
+		t.say("not commented: no review server to comment on ({github} or {gerrit})")
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("track: commenting on the culprit %s: %w", abbrev.Hash(culprit), err)
-	}
-	if req.DryRun {
-		t.say("dry run: would comment on %s", cmp.Or(g.Review, "nothing: "+g.NoReview))
-		return nil
 	}
 	for _, c := range g.Changes {
 		if g.Post != nil {
@@ -773,89 +904,13 @@ func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (chang
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has
 // none.
 func changeIDOf(dir, hash string) (string, error) {
-	repo, err := git.PlainOpenWithOptions(cmp.Or(dir, "."), &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	r, err := repo.Open(dir)
 	if err != nil {
 		return "", err
 	}
-	c, err := repo.CommitObject(plumbing.NewHash(hash))
+	c, err := r.CommitObject(plumbing.NewHash(hash))
 	if err != nil {
 		return "", fmt.Errorf("track: the culprit %s: %v", abbrev.Hash(hash), err)
 	}
 	return port.ChangeID(c.Message), nil
-}
-
-// A History is what a store holds of one track, or of a window of it
-// (track.Window): the commits recorded, oldest first, each benchmark's
-// series, and the change points with what became of them.
-type History struct {
-	Track string `json:"track"`
-	// Recorded counts the track's commits, in the window or not.
-	Recorded int64           `json:"recorded"`
-	Commits  []track.Commit  `json:"commits"`
-	Series   []*track.Series `json:"series"`
-	// MoreSeries says that the window left out some series.
-	MoreSeries bool            `json:"more_series,omitempty"`
-	Changes    []*track.Change `json:"changes"`
-}
-
-// TrackHistory reads the whole history of req's track (its Name, or the
-// one Track would give it) from store.
-func TrackHistory(ctx context.Context, req *TrackRequest, store *track.Store) (*History, error) {
-	_, name, err := trackName(req)
-	if err != nil {
-		return nil, err
-	}
-	return ReadHistory(ctx, store, name, track.Window{})
-}
-
-// testHookReadHistory, when set, runs in ReadHistory once it has read the
-// track's last commit: a test records another there.
-var testHookReadHistory func()
-
-// ReadHistory reads the history of the track called name from store, the
-// part of it in w, ending at the last commit recorded when it begins.
-func ReadHistory(ctx context.Context, store *track.Store, name string, w track.Window) (*History, error) {
-	h := &History{Track: name}
-	last, err := store.Last(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if last == nil {
-		h.Commits, h.Series, h.Changes = []track.Commit{}, []*track.Series{}, []*track.Change{}
-		return h, nil
-	}
-	// Every read is of the window ending at the last commit read here,
-	// whatever a track job running beside adds meanwhile.
-	h.Recorded, w.Last = last.Seq, last.Seq
-	if testHookReadHistory != nil {
-		testHookReadHistory()
-	}
-	if h.Commits, err = store.Commits(ctx, name, w); err != nil {
-		return nil, err
-	}
-	more := w
-	if w.Series > 0 {
-		more.Series++ // one more, to know whether there are more
-	}
-	if h.Series, err = store.Series(ctx, name, more); err != nil {
-		return nil, err
-	}
-	if w.Series > 0 && len(h.Series) > w.Series {
-		h.Series, h.MoreSeries = h.Series[:w.Series], true
-	}
-	if h.Changes, err = store.Changes(ctx, name, w); err != nil {
-		return nil, err
-	}
-	h.Commits = cmpOrSlice(h.Commits)
-	h.Series = cmpOrSlice(h.Series)
-	h.Changes = cmpOrSlice(h.Changes)
-	return h, nil
-}
-
-// cmpOrSlice returns s, or an empty slice for nil: [] in JSON, not null.
-func cmpOrSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
 	"github.com/patchbot/patchbot/step/review"
@@ -162,8 +164,8 @@ func TestTrackTarget(t *testing.T) {
 	var log strings.Builder
 	env := Env{Getenv: func(k string) string {
 		return map[string]string{"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
-	}}
-	req := &TrackRequest{Repo: dir, Every: 1, Max: 40, Threshold: 0.05, GitHub: "gopher/work", Report: &log}
+	}, Tell: func(line string) { fmt.Fprintln(&log, line) }}
+	req := &TrackRequest{Repo: dir, Every: 1, Max: 40, Threshold: 0.05, GitHub: "gopher/work"}
 	run := func() *TrackResult {
 		tr := &tracker{req: req, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		res, err := tr.run(context.Background())
@@ -549,47 +551,6 @@ func TestTrackGerrit(t *testing.T) {
 	}
 }
 
-// TestReadHistoryPinned: a commit recorded while ReadHistory reads (a
-// track job beside the status page) is not in what it returns: its
-// commits, series and change points are of one window.
-func TestReadHistoryPinned(t *testing.T) {
-	ctx := context.Background()
-	store := openTestStore(t)
-	const name = "example.com/m@main"
-	key := track.SeriesKey{Package: "example.com/m", Name: "Work-2", Unit: track.Unit}
-	add := func(i int) {
-		h := strings.Repeat(strconv.Itoa(i), 40)
-		if _, err := store.Add(ctx, name, &track.Commit{Hash: h}, []track.Value{{Key: key, Value: float64(i), N: 1}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := store.AddChange(ctx, name, &track.Change{Key: key, Hash: h, Before: 1, After: 2, State: track.StateFound}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := 1; i <= 3; i++ {
-		add(i)
-	}
-	testHookReadHistory = func() { add(4) }
-	defer func() { testHookReadHistory = nil }()
-	h, err := ReadHistory(ctx, store, name, track.Window{Commits: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, c := range h.Commits {
-		got = append(got, c.Hash[:1])
-	}
-	for _, s := range h.Series {
-		got = append(got, fmt.Sprint(s.Points))
-	}
-	for _, c := range h.Changes {
-		got = append(got, "change at "+c.Hash[:1])
-	}
-	if want := []string{"2", "3", "[2 3]", "change at 2", "change at 3"}; h.Recorded != 3 || !slices.Equal(got, want) {
-		t.Errorf("recorded %d, read %q; want 3, %q", h.Recorded, got, want)
-	}
-}
-
 func TestBisectThreshold(t *testing.T) {
 	change := func(ratio float64) *track.Change { return &track.Change{Before: 1, After: ratio} }
 	for _, c := range []struct {
@@ -666,5 +627,112 @@ func TestTrackGivesUp(t *testing.T) {
 	changes, _ := store.Changes(context.Background(), "example.com/work@main", track.Window{})
 	if len(changes) != 1 || changes[0].State != track.StateNoCulprit || !strings.Contains(changes[0].Reason, "given up after 3 tries") {
 		t.Errorf("changes %+v, want one given up", changes)
+	}
+}
+
+func TestTrackRequestValidate(t *testing.T) {
+	hash := strings.Repeat("a", 40)
+	for _, tt := range []struct {
+		req   TrackRequest
+		field string // "" for valid
+	}{
+		{TrackRequest{}, ""},
+		{TrackRequest{Every: 2, Max: 10, MaxBisect: 1, Threshold: 0.05, GitHub: "o/r", Gerrit: "https://go-review.googlesource.com", Range: &Range{hash, hash}}, ""},
+		{TrackRequest{Every: -1}, "every"},
+		{TrackRequest{Max: -1}, "max"},
+		{TrackRequest{MaxBisect: -1}, "max_bisect"},
+		{TrackRequest{Threshold: 1}, "threshold"},
+		{TrackRequest{Threshold: -0.1}, "threshold"},
+		{TrackRequest{GitHub: "o"}, "github"},
+		{TrackRequest{GitHub: "o/r#1"}, "github"},
+		{TrackRequest{Gerrit: "go-review"}, "gerrit"},
+		{TrackRequest{Range: &Range{"HEAD", hash}}, "range"},
+		{TrackRequest{Bench: BenchSettings{Count: -1}}, "bench.count"},
+		{TrackRequest{Bench: BenchSettings{Packages: []string{"-x"}}}, "bench.packages[0]"},
+	} {
+		checkField(t, fmt.Sprintf("%+v", tt.req), tt.req.Validate(), tt.field)
+	}
+}
+
+func TestBisectRequestValidate(t *testing.T) {
+	for _, tt := range []struct {
+		req   BisectRequest
+		field string
+	}{
+		{BisectRequest{Good: "v1", Bad: "HEAD"}, ""},
+		{BisectRequest{Bad: "HEAD"}, "good"},
+		{BisectRequest{Good: "v1"}, "bad"},
+		{BisectRequest{Good: "v1", Bad: "HEAD", Threshold: 1.5}, "threshold"},
+		{BisectRequest{Good: "v1", Bad: "HEAD", Bench: BenchSettings{Bench: "("}}, "bench.bench"},
+	} {
+		checkField(t, fmt.Sprintf("%+v", tt.req), tt.req.Validate(), tt.field)
+	}
+}
+
+// checkField checks that err is nil for field "", else a
+// *remedy.FieldError for field.
+func checkField(t *testing.T, what string, err error, field string) {
+	t.Helper()
+	fe, ok := errors.AsType[*remedy.FieldError](err)
+	switch {
+	case field == "" && err != nil:
+		t.Errorf("%s: Validate = %v, want nil", what, err)
+	case field != "" && (!ok || fe.Field != field):
+		t.Errorf("%s: Validate = %v (%T), want a *remedy.FieldError for %s", what, err, err, field)
+	}
+}
+
+// TestTrackNameRefusals: what TrackName cannot find is a field to give,
+// named as the request's field.
+func TestTrackNameRefusals(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := TrackName(&TrackRequest{Repo: dir})
+	checkField(t, "outside a repository", err, "repo")
+	gitOutput(t, dir, "init", "-q", "-b", "main")
+	gitOutput(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first")
+	_, _, err = TrackName(&TrackRequest{Repo: dir})
+	checkField(t, "without a module", err, "name")
+	gitOutput(t, dir, "checkout", "-q", "--detach")
+	_, _, err = TrackName(&TrackRequest{Repo: dir})
+	checkField(t, "on a detached HEAD", err, "branch")
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if branch, name, err := TrackName(&TrackRequest{Repo: dir, Branch: "main"}); branch != "main" || name != "example.com/m@main" || err != nil {
+		t.Errorf("TrackName = %q, %q, %v; want main, example.com/m@main", branch, name, err)
+	}
+}
+
+// TestTrackBrokenCommit: a commit whose benchmarks do not build is
+// recorded with the compiler's message, not only the line that says so.
+func TestTrackBrokenCommit(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := func(msg string) {
+		gitOutput(t, dir, "add", "-A")
+		gitOutput(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", msg)
+	}
+	gitOutput(t, dir, "init", "-q", "-b", "main")
+	write("go.mod", "module example.com/b\n\ngo 1.22\n")
+	write("b.go", "package b\n\nfunc F() int { return 1 }\n")
+	write("b_test.go", "package b\n\nimport \"testing\"\n\nfunc BenchmarkF(b *testing.B) {\n\tfor b.Loop() {\n\t\tF()\n\t}\n}\n")
+	commit("b: add")
+	write("b.go", "package b\n\nfunc F() int { return undefinedName }\n")
+	commit("b: break")
+	var said strings.Builder
+	env := Env{Tracks: openTestStore(t), Tell: func(l string) { fmt.Fprintln(&said, l) }}
+	res, err := Track(context.Background(), &TrackRequest{Repo: dir, Bench: BenchSettings{Count: 1, Benchtime: "1x"}}, config.Default(), env)
+	if err != nil {
+		t.Fatalf("Track: %v\n%s", err, &said)
+	}
+	if len(res.Recorded) != 2 || res.Recorded[0].Error != "" {
+		t.Fatalf("recorded %+v, want 2 commits, the first with values", res.Recorded)
+	}
+	if e := res.Recorded[1].Error; !strings.Contains(e, "does not build") || !strings.Contains(e, "undefined: undefinedName") {
+		t.Errorf("the broken commit's error:\n%s\nwant the compiler's message", e)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/db"
 )
 
 // The queue's health: whether it can take a job now. Answering a read is
@@ -35,7 +37,7 @@ func (q *Queue) Check(ctx context.Context) error {
 	}
 	if err := q.exec.Exec(ctx, `INSERT INTO patchbot_health (id, checked_ms) VALUES (1, $1)
 		ON CONFLICT (id) DO UPDATE SET checked_ms = excluded.checked_ms`, time.Now().UnixMilli()); err != nil {
-		return fmt.Errorf("queue database %s: a write failed (a full disk, a read-only file, the server gone?): %w", q.db, scrub(err, passwordOf(q.db)))
+		return fmt.Errorf("queue database %s: a write failed (a full disk, a read-only file, the server gone?): %w", q.db, db.Scrub(err, q.db))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/internal/pgtest"
 )
 
@@ -82,7 +83,7 @@ func TestPostgresErrors(t *testing.T) {
 			if strings.Contains(msg, pw) {
 				t.Errorf("the error holds the password: %v", err)
 			}
-			var ue *URLError
+			var ue *db.URLError
 			if tc.name == "no database" && !errors.As(err, &ue) {
 				t.Errorf("a URL without a database is a %T, want a *URLError", err)
 			}

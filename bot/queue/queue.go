@@ -3,9 +3,11 @@
 // server, its status page and its tests see jobs, not River.
 //
 // A job is an Args: its identity (review, revision, command, who asked,
-// which delivery) and the job.Request it runs. Open opens the queue named
-// by a -db URL (for now sqlite:FILE: River's SQLite driver over the pure-Go
-// modernc.org/sqlite) and brings its schema up to date; Insert adds a job,
+// which delivery) and the job.Request it runs; a track job is a TrackArgs.
+// Open opens the queue in the database a URL names (internal/db: a SQLite
+// file through River's SQLite driver over the pure-Go modernc.org/sqlite,
+// or PostgreSQL through its pgx driver) and brings River's schema and
+// patchbot's tables beside it up to date; Insert adds a job,
 // or reports that the same (review, revision, command) is already there;
 // Start works jobs with the caller's Handler; Stop stops; Jobs lists them
 // for a status page. A handler may record what a job left (Job.RecordOutput:
@@ -33,9 +35,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/internal/remedy"
 )
 
@@ -232,7 +237,7 @@ var errNoHandler = errors.New("queue: Start needs Options.Handler or Options.Per
 
 // A Queue is an open job queue.
 type Queue struct {
-	db     DB
+	db     db.Database
 	opts   Options
 	client engine
 	leader func(context.Context) (*riverdriver.Leader, error)
@@ -262,7 +267,7 @@ type engine interface {
 
 var _ engine = (*river.Client[*sql.Tx])(nil)
 
-// Open opens the queue at dbURL (see ParseURL), creating the database if
+// Open opens the queue at dbURL (see db.Parse), creating the database if
 // need be and running River's migrations on it, which is a no-op when the
 // schema is current. It does not start working jobs: see Start.
 func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
@@ -273,36 +278,38 @@ func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := ParseURL(dbURL)
+	d, err := db.Parse(dbURL)
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{db: db, opts: o}
-	switch db.Engine {
+	q := &Queue{db: d, opts: o}
+	switch d.Engine {
 	case "sqlite":
-		pool, driver, err := openSQLite(ctx, db.Path)
+		pool, err := db.OpenSQLite(ctx, d.Path)
 		if err != nil {
 			return nil, err
 		}
-		if q.file, err = os.Stat(db.Path); err != nil {
+		driver := riversqlite.New(pool)
+		if q.file, err = os.Stat(d.Path); err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("queue database %s: %w", db, err)
+			return nil, fmt.Errorf("queue database %s: %w", d, err)
 		}
 		q.client, err = newEngine(ctx, driver, q)
 		if err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("queue database %s: %w", db, err)
+			return nil, fmt.Errorf("queue database %s: %w", d, err)
 		}
 		q.close = pool.Close
 	case "postgres":
-		pool, driver, err := openPostgres(ctx, db)
+		pool, err := db.OpenPostgres(ctx, d)
 		if err != nil {
 			return nil, err
 		}
-		unlock, err := lockMigrations(ctx, pool)
+		driver := riverpgxv5.New(pool)
+		unlock, err := db.LockMigrations(ctx, pool)
 		if err != nil {
 			pool.Close()
-			return nil, fmt.Errorf("queue database %s: %w", db, scrub(err, passwordOf(db)))
+			return nil, fmt.Errorf("queue database %s: %w", d, db.Scrub(err, d))
 		}
 		q.client, err = newEngine(ctx, driver, q)
 		unlock()
@@ -312,11 +319,11 @@ func Open(ctx context.Context, dbURL string, opts *Options) (*Queue, error) {
 			if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "42501" {
 				hint = " (the user must be allowed to create River's tables: make it the database's owner, or GRANT CREATE ON SCHEMA public TO it)"
 			}
-			return nil, fmt.Errorf("queue database %s: %w%s", db, scrub(err, passwordOf(db)), hint)
+			return nil, fmt.Errorf("queue database %s: %w%s", d, db.Scrub(err, d), hint)
 		}
 		q.close = func() error { pool.Close(); return nil }
 	default:
-		panic("queue: ParseURL returned engine " + db.Engine)
+		panic("queue: db.Parse returned engine " + d.Engine)
 	}
 	return q, nil
 }
@@ -333,7 +340,7 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	}
 	q.exec = driver.GetExecutor()
 	// patchbot's own tables, beside River's: under the same lock as
-	// River's migrations on PostgreSQL (lockMigrations), and SQLite's one
+	// River's migrations on PostgreSQL (db.LockMigrations), and SQLite's one
 	// writer, so two processes never create them at once.
 	for _, schema := range []string{headsSchema, healthSchema} {
 		if err := q.exec.Exec(ctx, schema); err != nil {
@@ -418,7 +425,7 @@ func (q *Queue) Leader(ctx context.Context) (Leader, bool, error) {
 }
 
 // DB is the database the queue is in.
-func (q *Queue) DB() DB { return q.db }
+func (q *Queue) DB() db.Database { return q.db }
 
 // An InsertResult is what Insert did.
 type InsertResult struct {

@@ -24,11 +24,13 @@ import (
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/sandbox"
+	"github.com/patchbot/patchbot/step/track"
 )
 
 // The HTTP server's timeouts: a webhook's answer comes once its job is
@@ -183,7 +185,7 @@ func Run(ctx context.Context, opts *Options) error {
 			Areas:  areas,
 			Config: cfg,
 			Env:    job.Env{Getenv: getenv, Log: &logWriter{log: log, msg: "job log"}, Clients: clients},
-			Tracks: tracks.Store,
+			Tracks: tracks,
 		}
 		if o.Sandbox != nil {
 			w.Env.Runner = o.Sandbox
@@ -295,7 +297,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- hs.Serve(ln) }()
-	db, _ := queue.ParseURL(o.DB) // its String hides a password; Open parsed it
+	db, _ := db.Parse(o.DB) // its String hides a password; Open parsed it
 	attrs := []any{"addr", ln.Addr().String(), "db", db.String(), "queue_id", q.ID(), "workers", o.Workers, "reply_workers", o.ReplyWorkers}
 	if o.Workers > 0 {
 		attrs = append(attrs, "work", o.WorkDir, "job_timeout", o.JobTimeout, "rescue_after", o.JobTimeout+queue.RescueMargin(o.JobTimeout))
@@ -332,14 +334,14 @@ func stateDir(o Options) (string, error) {
 	if o.StateDir != "" {
 		return o.StateDir, nil
 	}
-	db, err := queue.ParseURL(o.DB)
+	d, err := db.Parse(o.DB)
 	if err != nil {
 		return "", err
 	}
-	if db.Engine == "sqlite" {
-		return filepath.Dir(db.Path), nil
+	if d.Engine == "sqlite" {
+		return filepath.Dir(d.Path), nil
 	}
-	p, err := queue.DefaultPath()
+	p, err := db.DefaultPath()
 	if err != nil {
 		return "", err
 	}
@@ -479,14 +481,10 @@ func (w *logWriter) Write(p []byte) (int, error) {
 
 // openTracks opens the track store in the queue's database (migrating its
 // schema, as track does), and returns it and the function that closes it.
-func openTracks(ctx context.Context, dbURL string) (TrackStore, func(), error) {
-	db, err := queue.ParseURL(dbURL)
+func openTracks(ctx context.Context, dbURL string) (*track.Store, func(), error) {
+	d, err := db.Parse(dbURL)
 	if err != nil {
-		return TrackStore{}, nil, err
+		return nil, nil, err
 	}
-	store, closeStore, err := queue.OpenTracks(ctx, db)
-	if err != nil {
-		return TrackStore{}, nil, err
-	}
-	return TrackStore{store}, closeStore, nil
+	return track.OpenDatabase(ctx, d)
 }

@@ -13,30 +13,19 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
-	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/track"
 )
 
-// Tracks reads the histories patchbot track keeps in the queue's
-// database, for the status page's series and /api/series. TrackStore is
-// the one of a *track.Store.
+// Tracks reads the histories patchbot track keeps, for the status page's
+// series and /api/series: a *track.Store.
 type Tracks interface {
 	// Tracks returns the tracks' names, sorted, at most limit of them.
 	Tracks(ctx context.Context, limit int) ([]string, error)
 	// History returns the part of the named track's history in w.
-	History(ctx context.Context, name string, w track.Window) (*job.History, error)
+	History(ctx context.Context, name string, w track.Window) (*track.History, error)
 }
 
-// TrackStore is the Tracks of a store.
-type TrackStore struct{ Store *track.Store }
-
-func (s TrackStore) Tracks(ctx context.Context, limit int) ([]string, error) {
-	return s.Store.Tracks(ctx, limit)
-}
-
-func (s TrackStore) History(ctx context.Context, name string, w track.Window) (*job.History, error) {
-	return job.ReadHistory(ctx, s.Store, name, w)
-}
+var _ Tracks = (*track.Store)(nil)
 
 // Bounds of what the page and /api/series read and show, whatever the
 // database holds (the page is public): tracks, the latest commits of a
@@ -50,9 +39,9 @@ const (
 
 // histories reads the tracks' histories in w, at most MaxTracks of them;
 // only the one named when name is not "".
-func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([]*job.History, error) {
+func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([]*track.History, error) {
 	if h.cfg.Tracks == nil {
-		return []*job.History{}, nil
+		return []*track.History{}, nil
 	}
 	names := []string{name}
 	if name == "" {
@@ -61,7 +50,7 @@ func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([
 			return nil, err
 		}
 	}
-	out := []*job.History{}
+	out := []*track.History{}
 	for _, n := range names {
 		hist, err := h.cfg.Tracks.History(ctx, n, w)
 		if err != nil {
@@ -75,7 +64,7 @@ func (h *Handler) histories(ctx context.Context, name string, w track.Window) ([
 }
 
 // apiSeries serves GET /api/series: the tracks' histories as JSON
-// ({"tracks": [...]}, each as job.History has it), or one track's with
+// ({"tracks": [...]}, each as track.History has it), or one track's with
 // ?track=NAME: the latest MaxSeriesPoints commits of each, and of their
 // series the first MaxAPISeries by package, name and unit, of one unit
 // with ?unit=UNIT ("sec/op": those the page plots, four times as many).
@@ -117,7 +106,7 @@ type pageTrack struct {
 
 // pageTracks returns the status page's tracks, of histories read in the
 // page's window (pageWindow).
-func pageTracks(hs []*job.History) []pageTrack {
+func pageTracks(hs []*track.History) []pageTrack {
 	var out []pageTrack
 	for _, h := range hs {
 		pt := pageTrack{Name: h.Track, Recorded: h.Recorded, Shown: len(h.Commits), More: h.MoreSeries}

@@ -18,8 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/patchbot/patchbot/bot/queue"
-	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/step/track"
 )
 
@@ -31,7 +30,7 @@ import (
 func newTrackStore(t *testing.T) *track.Store {
 	t.Helper()
 	ctx := context.Background()
-	db, err := queue.OpenSQL(ctx, queue.DB{Engine: "sqlite", Path: t.TempDir() + "/q.db"})
+	db, err := db.OpenSQL(ctx, db.Database{Engine: "sqlite", Path: t.TempDir() + "/q.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func newTrackStore(t *testing.T) *track.Store {
 // /api/series gives the data.
 func TestSeries(t *testing.T) {
 	store := newTrackStore(t)
-	e := newEnv(t, false, func(c *Config) { c.Tracks = TrackStore{store} })
+	e := newEnv(t, false, func(c *Config) { c.Tracks = store })
 	w := e.serve(httptest.NewRequest("GET", "/", nil))
 	page := w.Body.String()
 	if w.Code != 200 {
@@ -169,7 +168,7 @@ func TestSeriesLatest(t *testing.T) {
 		{1, true, nil},
 		{2, false, []string{track.StateImproved}},
 	} {
-		h, err := TrackStore{store}.History(context.Background(), "example.com/m@main", track.Window{Commits: 4, Unit: track.Unit, Series: c.series})
+		h, err := store.History(context.Background(), "example.com/m@main", track.Window{Commits: 4, Unit: track.Unit, Series: c.series})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +190,7 @@ func TestSeriesLatest(t *testing.T) {
 // link as in the page, and the API gives the series of the unit asked.
 func TestSeriesMore(t *testing.T) {
 	ctx := context.Background()
-	db, err := queue.OpenSQL(ctx, queue.DB{Engine: "sqlite", Path: t.TempDir() + "/q.db"})
+	db, err := db.OpenSQL(ctx, db.Database{Engine: "sqlite", Path: t.TempDir() + "/q.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +212,7 @@ func TestSeriesMore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := newEnv(t, false, func(c *Config) { c.Tracks = TrackStore{store} })
+	e := newEnv(t, false, func(c *Config) { c.Tracks = store })
 	page := e.serve(httptest.NewRequest("GET", "/", nil)).Body.String()
 	m := regexp.MustCompile(`and more series than these (\d+): <a href="([^"]*)">/api/series</a> gives the first (\d+)`).FindStringSubmatch(page)
 	if m == nil {
@@ -229,7 +228,7 @@ func TestSeriesMore(t *testing.T) {
 	}
 	w := e.serve(httptest.NewRequest("GET", "/"+link, nil))
 	var api struct {
-		Tracks []job.History `json:"tracks"`
+		Tracks []track.History `json:"tracks"`
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &api); err != nil {
 		t.Fatalf("%s: %v\n%s", link, err, w.Body)

@@ -22,8 +22,10 @@
 // that they are posted once by the same code path as every other reply,
 // survive a restart, and cost the webhook no write to GitHub.
 //
-// GET /healthz, GET /api/jobs, GET /api/queue and GET / (a status page without JavaScript)
-// read the queue.
+// GET /healthz, GET /api/jobs, GET /api/queue and GET / (a status page
+// without JavaScript) read the queue; GET /api/series and the page's plots
+// read the tracked branches' histories (step/track's Store). Run
+// assembles the whole bot for 'patchbot serve'.
 package serve
 
 import (

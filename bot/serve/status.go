@@ -39,7 +39,7 @@ func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if err := h.cfg.Queue.Check(ctx); err != nil {
 		// The reason is the operator's to read: it names the queue's
-		// file or database, never its password (queue.DB.String).
+		// file or database, never its password (db.Database.String).
 		h.log.LogAttrs(ctx, slog.LevelError, "healthz", slog.String("error", err.Error()))
 		http.Error(w, "queue: cannot take a job: "+clipValid(err.Error(), 300), http.StatusServiceUnavailable)
 		return

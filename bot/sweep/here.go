@@ -10,6 +10,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
@@ -39,7 +40,7 @@ func Here(cfg *config.Config, env job.Env, dir string, unsafe bool) queue.Handle
 	return func(ctx context.Context, j *queue.Job) error {
 		once.Do(func() {
 			if dir == "" {
-				p, err := queue.DefaultPath()
+				p, err := db.DefaultPath()
 				if err != nil {
 					setupErr = err
 					return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
@@ -107,27 +108,27 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 	}
 	closer := func() {}
 	trackOn := runs("track") && cfg.Track.Branch != ""
-	db := cmp.Or(s.DB, cfg.Sweep.Queue)
+	dbURL := cmp.Or(s.DB, cfg.Sweep.Queue)
 	switch {
-	case db != "" && (runs("stale") || trackOn && cfg.Track.Source != "") && !clients.DryRun():
-		if _, err := queue.ParseURL(db); err != nil {
-			return nil, nil, &remedy.FieldError{Field: "db", Value: db, Reason: err.Error()}
+	case dbURL != "" && (runs("stale") || trackOn && cfg.Track.Source != "") && !clients.DryRun():
+		if _, err := db.Parse(dbURL); err != nil {
+			return nil, nil, &remedy.FieldError{Field: "db", Value: dbURL, Reason: err.Error()}
 		}
-		q, err := queue.Open(ctx, db, &queue.Options{Logger: slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		q, err := queue.Open(ctx, dbURL, &queue.Options{Logger: slog.New(slog.NewTextHandler(s.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		if err != nil {
 			return nil, nil, &job.SetupError{Err: err}
 		}
 		o.Queue = q
 		closer = func() { q.Stop(context.Background()) }
-	case db != "":
+	case dbURL != "":
 		o.Queue = DryRunQueue{} // a dry run says "into the queue" and opens nothing
 	default:
 		o.Work = Here(cfg, o.Env, s.WorkDir, s.UnsafeNoSandbox)
 	}
-	if trackOn && !clients.DryRun() && (cfg.Track.Source == "" || db == "") {
+	if trackOn && !clients.DryRun() && (cfg.Track.Source == "" || dbURL == "") {
 		// Recorded here, in the queue's database all the same, or the
 		// default one: where 'patchbot track' and serve's page read.
-		store, closeStore, err := openTracks(ctx, db)
+		store, closeStore, err := openTracks(ctx, dbURL)
 		if err != nil {
 			closer()
 			return nil, nil, err
@@ -144,15 +145,15 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 func openTracks(ctx context.Context, dbURL string) (*track.Store, func(), error) {
 	if dbURL == "" {
 		var err error
-		if dbURL, err = queue.DefaultURL(); err != nil {
+		if dbURL, err = db.DefaultURL(); err != nil {
 			return nil, nil, &job.SetupError{Err: err}
 		}
 	}
-	db, err := queue.ParseURL(dbURL)
+	d, err := db.Parse(dbURL)
 	if err != nil {
 		return nil, nil, &remedy.FieldError{Field: "db", Value: dbURL, Reason: err.Error()}
 	}
-	store, closeStore, err := queue.OpenTracks(ctx, db)
+	store, closeStore, err := track.OpenDatabase(ctx, d)
 	if err != nil {
 		return nil, nil, &job.SetupError{Err: err}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 )
 
@@ -62,9 +63,11 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		return nil, errors.New("sweep: no database to record the track in")
 	}
 	req.Repo, req.Branch = s.TrackDir, tc.Branch
-	res, err := job.Track(ctx, &req, s.Tracks, cfg, s.Env)
+	env := s.Env
+	env.Tracks = s.Tracks
+	res, err := job.Track(ctx, &req, cfg, env)
 	if res == nil {
-		return nil, err
+		return nil, trackKeys(err)
 	}
 	tr := &TaskResult{Summary: fmt.Sprintf("%s: recorded %d commits, %d change points found, %d bisected", res.Track, len(res.Recorded), len(res.Found), len(res.Bisections))}
 	for _, b := range res.Bisections {
@@ -81,7 +84,25 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 		}
 		tr.Actions = append(tr.Actions, a)
 	}
-	return tr, err
+	return tr, trackKeys(err)
+}
+
+// trackKeys words a refused field of the track request as the key of the
+// track section that set it.
+func trackKeys(err error) error {
+	fe, ok := errors.AsType[*remedy.FieldError](err)
+	if !ok {
+		return err
+	}
+	key, ok := map[string]string{"branch": "track.branch", "every": "track.every", "max": "track.max", "max_bisect": "track.max_bisect",
+		"bench.count": "track.count", "bench.bench": "track.bench", "threshold": "bench.threshold"}[fe.Field]
+	if !ok && strings.HasPrefix(fe.Field, "bench.packages") {
+		key, ok = "track.packages", true
+	}
+	if !ok {
+		return err
+	}
+	return &remedy.FieldError{Field: key, Value: fe.Value, Reason: fe.Reason}
 }
 
 // trackOff: the track task is off without track.branch.

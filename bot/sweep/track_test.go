@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/db"
+	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/track"
 )
@@ -95,19 +98,27 @@ func TestTrackQueued(t *testing.T) {
 	}
 }
 
-// TestTrackHere: without a queue, the task records the repository it is
-// given, here, in the store.
-func TestTrackHere(t *testing.T) {
-	dir := trackRepo(t)
-	sqldb, err := queue.OpenSQL(context.Background(), queue.DB{Engine: "sqlite", Path: filepath.Join(t.TempDir(), "q.db")})
+// openStore opens a track store in a new SQLite file, as serve's queue
+// has it.
+func openStore(t *testing.T) *track.Store {
+	t.Helper()
+	sqldb, err := db.OpenSQL(context.Background(), db.Database{Engine: "sqlite", Path: filepath.Join(t.TempDir(), "q.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sqldb.Close()
+	t.Cleanup(func() { sqldb.Close() })
 	store, err := track.Open(context.Background(), sqldb, "sqlite")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store
+}
+
+// TestTrackHere: without a queue, the task records the repository it is
+// given, here, in the store.
+func TestTrackHere(t *testing.T) {
+	dir := trackRepo(t)
+	store := openStore(t)
 	cfg := trackConfig(t, "bench:\n  benchtime: 1x\ntrack:\n  branch: main\n  count: 1\n")
 	o := &Options{Config: cfg, At: frozenDay, Offline: true, Tracks: store, TrackDir: dir}
 	res, err := Run(context.Background(), o, []string{"track"})
@@ -117,7 +128,7 @@ func TestTrackHere(t *testing.T) {
 	if got := res.Tasks[0].Summary; got != "example.com/s@main: recorded 3 commits, 0 change points found, 0 bisected" {
 		t.Errorf("summary %q", got)
 	}
-	h, err := job.ReadHistory(context.Background(), store, "example.com/s@main", track.Window{})
+	h, err := store.History(context.Background(), "example.com/s@main", track.Window{})
 	if err != nil || len(h.Commits) != 3 || len(h.Series) == 0 {
 		t.Errorf("history: %+v, %v", h, err)
 	}
@@ -127,6 +138,18 @@ func TestTrackHere(t *testing.T) {
 	res, err = Run(context.Background(), o, []string{"track"})
 	if err != nil || !strings.HasPrefix(res.Tasks[0].Summary, "would record the new commits of main") {
 		t.Errorf("dry run: %+v, %v", res.Tasks, err)
+	}
+}
+
+// TestTrackKeys: a track request refused for a setting of the track
+// section names the section's key, not the request's field or a flag.
+func TestTrackKeys(t *testing.T) {
+	dir := trackRepo(t)
+	store := openStore(t)
+	cfg := trackConfig(t, "track:\n  branch: main\n  bench: \"(\"\n")
+	_, err := TrackTask(context.Background(), &Sweep{Options: &Options{Config: cfg, Tracks: store, TrackDir: dir}})
+	if fe, ok := errors.AsType[*remedy.FieldError](err); !ok || fe.Field != "track.bench" || !strings.HasPrefix(err.Error(), `track.bench "(": not a regular expression`) {
+		t.Errorf("TrackTask = %v (%T), want a *remedy.FieldError for track.bench", err, err)
 	}
 }
 

@@ -37,19 +37,20 @@ func (w *Worker) HandleTrack(ctx context.Context, j *queue.TrackJob) error {
 	defer co.Close()
 	req := a.Request // a copy: the queued job stays as it was
 	req.Repo, req.Branch, req.Name, req.Range = co.Dir, co.Ref, a.Track, a.Bisect()
+	env := w.jobEnv()
+	env.Tracks = w.Tracks
 	if req.Range == nil && w.TrackQueue != nil {
-		req.Queue = func(ctx context.Context, r job.Range) error {
+		env.QueueBisect = func(ctx context.Context, r job.Range) error {
 			_, err := w.TrackQueue.InsertTrack(ctx, &queue.TrackArgs{Track: a.Track, Range: queue.RangeArg(r), Source: a.Source, Branch: a.Branch, Request: a.Request})
 			return err
 		}
 	}
-	env := w.jobEnv()
 	log := env.Log
 	if log == nil {
 		log = io.Discard
 	}
-	req.Report = log
-	res, err := job.Track(ctx, &req, w.Tracks, w.Config, env)
+	env.Tell = func(line string) { fmt.Fprintln(log, line) }
+	res, err := job.Track(ctx, &req, w.Config, env)
 	if err != nil {
 		return classify(fmt.Errorf("work: %s: %w", &a, err))
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 	"github.com/patchbot/patchbot/step/track"
@@ -86,7 +87,7 @@ func TestTrackJob(t *testing.T) {
 	for i, h := range hashes {
 		fake.SetPullRequest(10+i, reviewtest.PullRequest{Head: fmt.Sprintf("%040x", 10+i), MergeCommit: h, State: "closed", Merged: true})
 	}
-	db, err := queue.OpenSQL(context.Background(), queue.DB{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
+	db, err := db.OpenSQL(context.Background(), db.Database{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestTrackJob(t *testing.T) {
 	if err := w.HandleTrack(ctx, &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5, Args: args}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := job.ReadHistory(ctx, store, args.Track, track.Window{})
+	h, err := store.History(ctx, args.Track, track.Window{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestTrackJob(t *testing.T) {
 	if len(cs) != 1 || cs[0].Issue != 16 || !strings.Contains(cs[0].Body, "w: four times the work") {
 		t.Fatalf("comments %+v, want one on #16, the culprit's pull request", cs)
 	}
-	h, _ = job.ReadHistory(ctx, store, args.Track, track.Window{})
+	h, _ = store.History(ctx, args.Track, track.Window{})
 	if c := h.Changes[0]; c.State != track.StateCommented || c.Culprit != hashes[6] || c.Comment == "" {
 		t.Errorf("the change after its bisection job: %+v", c)
 	}
@@ -145,31 +146,52 @@ func TestTrackJob(t *testing.T) {
 	}
 }
 
-// TestTrackJobBadSource: a branch or URL no fetch can give is the job's,
-// not the moment's: permanent.
-func TestTrackJobBadSource(t *testing.T) {
+// bareWorker returns a worker with a track store, and a bare repository
+// whose main has one commit of files, for the track jobs that fail.
+func bareWorker(t *testing.T, files map[string]string) (*Worker, string) {
+	t.Helper()
 	root := t.TempDir()
 	bare := filepath.Join(root, "bare.git")
 	git(t, root, "init", "-q", "--bare", bare)
 	src := filepath.Join(root, "src")
 	git(t, root, "init", "-q", "-b", "main", src)
-	commit(t, src, "first", map[string]string{"a": "a"}, false)
+	commit(t, src, "first", files, false)
 	git(t, src, "push", "-q", bare, "main")
-	db, err := queue.OpenSQL(context.Background(), queue.DB{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
+	db, err := db.OpenSQL(context.Background(), db.Database{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	store, err := track.Open(context.Background(), db, "sqlite")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &Worker{Areas: &Areas{Root: filepath.Join(root, "areas")}, Tracks: store}
+	return &Worker{Areas: &Areas{Root: filepath.Join(root, "areas")}, Tracks: store}, bare
+}
+
+// TestTrackJobBadSource: a branch or URL no fetch can give is the job's,
+// not the moment's: permanent.
+func TestTrackJobBadSource(t *testing.T) {
+	w, bare := bareWorker(t, map[string]string{"a": "a"})
 	for _, branch := range []string{"nope", "a..b"} {
 		err := w.HandleTrack(context.Background(), &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5,
 			Args: queue.TrackArgs{Track: "t", Source: bare, Branch: branch}})
 		if err == nil || !permanent(err) || !strings.Contains(err.Error(), "branch") {
 			t.Errorf("branch %q: %v, want a permanent error about the branch", branch, err)
+		}
+	}
+}
+
+// TestTrackJobRefused: a track job whose request is refused (a field
+// that is not valid) is cancelled, not retried: every attempt would be
+// refused alike.
+func TestTrackJobRefused(t *testing.T) {
+	w, bare := bareWorker(t, map[string]string{"go.mod": "module example.com/m\n"})
+	for _, req := range []job.TrackRequest{{GitHub: "nope"}, {Every: -1}, {Threshold: 2}, {Bench: job.BenchSettings{Bench: "("}}} {
+		err := w.HandleTrack(context.Background(), &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5,
+			Args: queue.TrackArgs{Track: "t", Source: bare, Branch: "main", Request: req}})
+		if err == nil || !permanent(err) {
+			t.Errorf("request %+v: %v, want a permanent error", req, err)
 		}
 	}
 }

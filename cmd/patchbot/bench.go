@@ -48,16 +48,9 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 -threshold and -format come from the bench section of the configuration.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
-		repo := fs.String("repo", ".", "the Git repository (and Go module) `DIR`")
-		var pkgs stringsFlag
-		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: those the change affects, -select)")
+		bf := addBenchFlags(fs, "those the change affects, -select", countAutoUsage)
 		sel := fs.String("select", "affected", "without -pkg, which benchmarks run: affected (those the change can reach, in the packages whose test binaries differ) or all")
-		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
-		var count config.Count
-		fs.Var(&count, "count", "runs per side, at most 1000, or auto: run each benchmark until it is decided (default: bench.count, auto)")
 		aa := fs.Bool("aa", false, "A/A: compare HEAD (or the one revision given) with itself, one binary on both sides, to see the false alarms")
-		maxCount := fs.Int("max-count", 0, "with -count auto, the most runs per side (default: bench.max_count, 30)")
-		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
 		cpu := fs.String("cpu", "", "each run's -test.cpu `LIST`")
 		timeout := fs.Duration("timeout", 0, "kill a run that takes longer than `D`, and report it as failed (default: bench.timeout, 10m)")
 		order := fs.String("order", "", "run `ORDER`: interleaved, shuffled or sequential (default: bench.order)")
@@ -71,7 +64,6 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 		var threshold config.Percent
 		fs.Var(&threshold, "threshold", "with -fail-on-regression, the worsening that fails, a `PERCENT` like 5% (default: bench.threshold)")
 		failOnRegression := fs.Bool("fail-on-regression", false, "exit 1 when a benchmark got significantly worse by more than -threshold")
-		sandboxed := fs.Bool("sandbox", false, "build and run the benchmarks in a bubblewrap sandbox: no network, no credentials, none of your files (default: bench.sandbox)")
 
 		return func(e *env, args []string) error {
 			cfg, err := config.Load(*cfgFile)
@@ -80,7 +72,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 			}
 			bc := cfg.Bench
 			set := given(fs)
-			if err := checkCount(set, count, *maxCount, bc.Count); err != nil {
+			bs, err := bf.settings(set, bc.Count)
+			if err != nil {
 				return err
 			}
 			if *jsonOut {
@@ -127,12 +120,8 @@ configuration. The defaults of -count, -benchtime, -timeout, -order,
 				if *aa && len(args) > 1 {
 					return usagef("-aa compares one revision with itself: give at most one")
 				}
-				req := &job.Request{Steps: []string{job.StepBench}, Repo: *repo, Bench: job.BenchSettings{
-					Packages: pkgs, Select: *sel, Bench: *bench, Count: count.N, Auto: count.Auto, MaxCount: *maxCount, AA: *aa,
-					Benchtime: *benchtime, CPU: *cpu,
-					Timeout: *timeout, Order: *order, Seed: *seed, OutDir: *outDir,
-					Sandbox: *sandboxed,
-				}}
+				bs.Select, bs.AA, bs.CPU, bs.Timeout, bs.Order, bs.Seed, bs.OutDir = *sel, *aa, *cpu, *timeout, *order, *seed, *outDir
+				req := &job.Request{Steps: []string{job.StepBench}, Repo: *bf.repo, Bench: bs}
 				switch {
 				case *aa && len(args) > 0:
 					req.Base, req.Head = args[0], args[0]

@@ -13,6 +13,21 @@ type renamedFlag struct {
 	used       bool
 }
 
+// String and IsBoolFlag hold for the zero renamedFlag too, which the flag
+// package makes to tell a default from the zero value in a usage message.
+func (r *renamedFlag) String() string {
+	if r == nil || r.Value == nil {
+		return ""
+	}
+	return r.Value.String()
+}
+
+// IsBoolFlag makes -old of a bool flag take no value, as -new does.
+func (r *renamedFlag) IsBoolFlag() bool {
+	b, ok := r.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 func (r *renamedFlag) Set(s string) error {
 	r.used = true
 	return r.Value.Set(s)

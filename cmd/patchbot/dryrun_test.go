@@ -123,6 +123,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	beforeGerrit, beforeRepo := state()
 
 	const bench = "-bench=" + job.ExampleBench
+	db := "sqlite:" + filepath.Join(files, "q.db")
 	for _, tt := range []struct {
 		args []string
 		want string // what it says it would do
@@ -136,6 +137,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 		{[]string{"run", "-n", "-repo", dir, "-config", frozen, "-for", branch, "-at", "2030-01-15", "-count", "2", "-benchtime", "1x", bench, "-push", "-gerrit", gs.URL, more}, "dry run: would push "},
 		{[]string{"run", "-n", "-repo", dir, "-config", frozen, "-for", branch, "-at", "2030-01-15", "-count", "2", "-benchtime", "1x", bench, "-change", change, "-gerrit", gs.URL, more}, "gerrit: would post the run message on "},
 		{[]string{"run", "-n", "-repo", dir, "-count", "2", "-benchtime", "1x", bench, "-github", "gopher/codec#7", more}, "github: would create a run comment on gopher/codec#7"},
+		{[]string{"track", "-n", "-repo", dir, "-db", db, "-name", "t", "-github", "gopher/codec", "-max", "2"}, "t: would record 2 commits"},
+		{[]string{"track", "-dry-run", "-repo", dir, "-db", db, "-name", "t"}, "-dry-run is deprecated: say -n"},
 	} {
 		out, errOut := patchbot(tt.args...)
 		if !strings.Contains(out+errOut, tt.want) {
@@ -148,6 +151,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 		if r != beforeRepo {
 			t.Errorf("patchbot %s changed the repository", strings.Join(tt.args, " "))
 		}
+	}
+	if out, _ := patchbot("track", "-show", "-repo", dir, "-db", db, "-name", "t"); out != "t: nothing recorded yet\n" {
+		t.Errorf("after track's dry runs, track -show says:\n%s\nwant nothing recorded", out)
 	}
 	for _, r := range gh.Requests() {
 		if !strings.HasPrefix(r, "GET ") {

@@ -11,10 +11,17 @@ import (
 	"github.com/patchbot/patchbot/step/review"
 )
 
-// fieldFlags names the flag that sets each field of a job.Request, so that
+// fieldFlags names the flag that sets each field of a job.Request (and of
+// a TrackRequest or BisectRequest, whose fields are named alike), so that
 // the library's errors, which name fields ("{port.fuzz}", see
 // internal/remedy), become advice about flags.
 var fieldFlags = map[string]string{
+	"gerrit":              "-gerrit",
+	"name":                "-name",
+	"every":               "-every",
+	"max":                 "-max",
+	"max_bisect":          "-max-bisect",
+	"threshold":           "-threshold",
 	"repo":                "-repo",
 	"onto":                "-onto",
 	"patches":             "PATCH",

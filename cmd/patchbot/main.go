@@ -104,6 +104,12 @@ func (e *env) log(name string) io.Writer {
 	return &linePrefixer{w: e.stderr, prefix: "patchbot " + name + ": ", words: e.words}
 }
 
+// tell returns a job.Env's Tell for the running command: each line on
+// stdout, its remedies worded as the command's flags.
+func (e *env) tell() func(string) {
+	return func(line string) { fmt.Fprintln(e.stdout, remedy.Word(line, e.words)) }
+}
+
 // A usageError is an error in how patchbot was called: exit status 2, with
 // the command's usage line printed after the message.
 type usageError struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
@@ -94,11 +95,11 @@ See 'patchbot doc serve'.`,
 				return setupError{fmt.Errorf("%s is not set: the webhook needs a secret ('patchbot doc serve', Webhooks)", serve.EnvWebhookSecret)}
 			}
 			if *dbURL == "" {
-				if *dbURL, err = queue.DefaultURL(); err != nil {
+				if *dbURL, err = db.DefaultURL(); err != nil {
 					return setupError{err}
 				}
 			}
-			if _, err := queue.ParseURL(*dbURL); err != nil {
+			if _, err := db.Parse(*dbURL); err != nil {
 				return usagef("-db: %v", err)
 			}
 			o := &serve.Options{

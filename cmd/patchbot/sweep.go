@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/sweep"
 	"github.com/patchbot/patchbot/config"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
 )
 
@@ -80,7 +80,7 @@ or with nothing to sweep (no Gerrit server, no GitHub repository). See
 				return usagef("-max-stale must be 1 or more")
 			}
 			if *dbURL != "" {
-				if _, err := queue.ParseURL(*dbURL); err != nil {
+				if _, err := db.Parse(*dbURL); err != nil {
 					return usagef("-db: %v", err)
 				}
 			}

@@ -1,16 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"flag"
-	"fmt"
-	"io"
-	"strings"
 
-	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
-	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
-	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/track"
 )
 
@@ -41,64 +37,53 @@ refused) the next run does, up to 3 tries a slowdown.
 
 The database is the queue's (-db, as serve takes it: SQLite or PostgreSQL);
 the history's tables are beside River's. -show prints what is recorded of
-the track and runs nothing. The exit status is 0 when the run did what it
-could, 1 on failure, 2 for bad flags.`,
+the track and runs nothing; -n says what a run would record, bisect and
+comment, and does none of it. Flags not given come from config.yaml's
+track section, as sweep's track task takes it. The exit status is 0 when
+the run did what it could, 1 on failure, 2 for bad flags.`,
 	setup: func(fs *flag.FlagSet) func(*env, []string) error {
 		cfgFile := configFlag(fs)
-		repo := fs.String("repo", ".", "the Git repository (and Go module) `DIR`")
-		branch := fs.String("branch", "", "the `BRANCH` to track (default: the one checked out)")
+		bf := addBenchFlags(fs, "track.packages, else ./..., every package", "`N` runs of each commit's benchmarks (default: track.count)")
+		fs.Lookup("max-count").Usage = "the most runs per side, `N`, of a bisection's steps, which count automatically (default: bench.max_count, 30)"
+		branch := fs.String("for", "", "the `BRANCH` to track (default: track.branch, else the one checked out)")
+		oldBranch := renamed(fs, "branch", "for")
 		name := fs.String("name", "", "the track's `NAME` in the database (default: MODULE@BRANCH)")
 		dbURL := fs.String("db", "", "the database `URL`: sqlite:FILE, or postgres://USER:PASSWORD@HOST:PORT/DB (default: serve's queue, sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
-		every := fs.Int("every", 1, "record one commit in `N`")
-		maxN := fs.Int("max", job.DefaultTrackMax, "record at most `N` commits a run")
-		maxBisect := fs.Int("max-bisect", job.DefaultMaxBisect, "bisect at most `N` slowdowns a run")
+		every := fs.Int("every", 0, "record one commit in `N` (default: track.every)")
+		maxN := fs.Int("max", 0, "record at most `N` commits a run (default: track.max)")
+		maxBisect := fs.Int("max-bisect", 0, "bisect at most `N` slowdowns a run (default: track.max_bisect)")
 		var threshold config.Percent
 		fs.Var(&threshold, "threshold", "the smallest change that counts, a `PERCENT` like 5% (default: bench.threshold)")
-		var pkgs stringsFlag
-		fs.Var(&pkgs, "pkg", "benchmark the packages `PATTERN` names (repeatable; default: ./..., every package)")
-		bench := fs.String("bench", ".", "run only the benchmarks matching `REGEXP`, as go test -bench takes it")
-		count := fs.Int("count", job.DefaultTrackCount, "runs of each commit's benchmarks")
-		benchtime := fs.String("benchtime", "", "each run's -test.benchtime `D`: a duration or Nx (default: bench.benchtime)")
-		sandboxed := fs.Bool("sandbox", false, "build and run the benchmarks in a bubblewrap sandbox (default: bench.sandbox)")
 		ghRepo := fs.String("github", "", "comment on the pull requests of `OWNER/REPO` (GITHUB_TOKEN, GITHUB_API_URL)")
 		gerritURL := fs.String("gerrit", "", "comment on the changes of the Gerrit server at `URL` (credentials as for post)")
-		dryRun := fs.Bool("dry-run", false, "say what would be commented, and comment nothing")
+		dryRun := fs.Bool("n", false, "say what a run would record, bisect and comment; run and write nothing")
+		oldDryRun := renamed(fs, "dry-run", "n")
 		show := fs.Bool("show", false, "print what is recorded of the track, and run nothing")
 		jsonOut := fs.Bool("json", false, "print the result as JSON")
 		quiet := fs.Bool("q", false, "no progress line (shown on stderr when it is a terminal)")
 
 		return func(e *env, args []string) error {
+			oldBranch.warn(e, "track")
+			oldDryRun.warn(e, "track")
 			if len(args) > 0 {
 				return usagef("unexpected arguments: %q", args)
 			}
-			switch {
-			case *every < 1:
-				return usagef("-every must be 1 or more")
-			case *maxN < 1:
-				return usagef("-max must be 1 or more")
-			case *maxBisect < 1:
-				return usagef("-max-bisect must be 1 or more")
-			case *count < 1:
-				return usagef("-count must be 1 or more")
-			}
-			if *ghRepo != "" {
-				if _, err := review.ParsePullRequest(*ghRepo + "#1"); err != nil {
-					return usagef("-github: %q: want OWNER/REPO", *ghRepo)
-				}
-			}
-			if *gerritURL != "" {
-				if _, err := review.CheckServerURL(*gerritURL); err != nil {
-					return usagef("-gerrit: %v", err)
+			for _, f := range []struct {
+				name string
+				n    int
+			}{{"every", *every}, {"max", *maxN}, {"max-bisect", *maxBisect}} {
+				if given(fs)[f.name] && f.n < 1 {
+					return usagef("-%s must be 1 or more", f.name)
 				}
 			}
 			url := *dbURL
 			if url == "" {
 				var err error
-				if url, err = queue.DefaultURL(); err != nil {
+				if url, err = db.DefaultURL(); err != nil {
 					return err
 				}
 			}
-			db, err := queue.ParseURL(url)
+			d, err := db.Parse(url)
 			if err != nil {
 				return usagef("-db: %v", err)
 			}
@@ -106,32 +91,66 @@ could, 1 on failure, 2 for bad flags.`,
 			if err != nil {
 				return err
 			}
-			set := given(fs)
-			if !set["threshold"] {
-				threshold = cfg.Bench.Threshold
-			}
-			if !(threshold > 0 && threshold < 100) {
+			set, tc := given(fs), cfg.Track
+			if set["threshold"] && !(threshold > 0 && threshold < 100) {
 				return usagef("-threshold: %s: want a change above 0%% and under 100%%, like 5%%", threshold)
 			}
-			store, closeStore, err := queue.OpenTracks(e.ctx, db)
+			if set["count"] && bf.count.Auto {
+				return usagef("-count: track runs each commit's benchmarks a fixed number of times: give a number")
+			}
+			bs, err := bf.settings(set, config.Count{N: tc.Count})
+			if err != nil {
+				return err
+			}
+			// The track section's settings where no flag says otherwise.
+			if !set["count"] {
+				bs.Count = tc.Count
+			}
+			if !set["pkg"] {
+				bs.Packages = tc.Packages
+			}
+			if !set["bench"] && tc.Bench != "" {
+				bs.Bench = tc.Bench
+			}
+			if !set["for"] && !set["branch"] {
+				*branch = tc.Branch
+			}
+			req := &job.TrackRequest{Repo: *bf.repo, Branch: *branch, Name: *name,
+				Every: cmp.Or(*every, tc.Every), Max: cmp.Or(*maxN, tc.Max), MaxBisect: cmp.Or(*maxBisect, tc.MaxBisect),
+				Threshold: threshold.Fraction(), GitHub: *ghRepo, Gerrit: *gerritURL, DryRun: *dryRun, Bench: bs}
+			if !set["threshold"] {
+				req.Threshold = 0 // bench.threshold
+			}
+			if err := req.Validate(); err != nil {
+				return jobError(err)
+			}
+			store, closeStore, err := track.OpenDatabase(e.ctx, d)
 			if err != nil {
 				return err
 			}
 			defer closeStore()
-			req := &job.TrackRequest{Repo: *repo, Branch: *branch, Name: *name, Every: *every, Max: *maxN, MaxBisect: *maxBisect,
-				Threshold: threshold.Fraction(), GitHub: *ghRepo, Gerrit: *gerritURL, DryRun: *dryRun,
-				Bench: job.BenchSettings{Packages: pkgs, Bench: *bench, Count: *count, Benchtime: *benchtime, Sandbox: *sandboxed}}
 			if *show {
-				return showTrack(e, req, store, *jsonOut)
+				_, name, err := job.TrackName(req)
+				if err != nil {
+					return jobError(err)
+				}
+				h, err := store.History(e.ctx, name, track.Window{})
+				switch {
+				case err != nil:
+					return err
+				case *jsonOut:
+					return writeJSON(e.stdout, h)
+				}
+				return h.Write(e.stdout)
 			}
-			env := job.Env{Log: e.log("track")}
+			env := job.Env{Log: e.log("track"), Tracks: store}
 			if progressOn(e.stderr, *quiet) {
 				env.Progress = e.stderr
 			}
 			if !*jsonOut {
-				req.Report = e.stdout
+				env.Tell = e.tell()
 			}
-			res, err := job.Track(e.ctx, req, store, cfg, env)
+			res, err := job.Track(e.ctx, req, cfg, env)
 			if res != nil && *jsonOut {
 				if werr := writeJSON(e.stdout, res); werr != nil {
 					return werr
@@ -143,57 +162,4 @@ could, 1 on failure, 2 for bad flags.`,
 			return nil
 		}
 	},
-}
-
-// showTrack prints what the store holds of the request's track: its
-// commits, series and change points.
-func showTrack(e *env, req *job.TrackRequest, store *track.Store, jsonOut bool) error {
-	h, err := job.TrackHistory(e.ctx, req, store)
-	if err != nil {
-		return jobError(err)
-	}
-	if jsonOut {
-		return writeJSON(e.stdout, h)
-	}
-	writeHistory(e.stdout, h)
-	return nil
-}
-
-// writeHistory prints a track's history: a line for its commits and
-// series, then each change point with what became of it.
-func writeHistory(w io.Writer, h *job.History) {
-	if len(h.Commits) == 0 {
-		fmt.Fprintf(w, "%s: nothing recorded yet\n", h.Track)
-		return
-	}
-	first, last := h.Commits[0], h.Commits[len(h.Commits)-1]
-	failed := 0
-	for _, c := range h.Commits {
-		if c.Error != "" {
-			failed++
-		}
-	}
-	fmt.Fprintf(w, "%s: %d commits recorded, %s (%s) to %s (%s), %d without values; %d series\n", h.Track, len(h.Commits),
-		abbrev.Hash(first.Hash), first.Time.Format("2006-01-02"), abbrev.Hash(last.Hash), last.Time.Format("2006-01-02"), failed, len(h.Series))
-	if len(h.Changes) == 0 {
-		fmt.Fprintf(w, "no change points\n")
-		return
-	}
-	for _, c := range h.Changes {
-		fmt.Fprintf(w, "%s %s %s: %+.1f%% at %s (after %s): %s", c.Key.Package, c.Key.Name, c.Key.Unit, 100*(c.Ratio()-1), abbrev.Hash(c.Hash), abbrev.Hash(c.Prev), c.State)
-		var more []string
-		if c.Culprit != "" {
-			more = append(more, "culprit "+abbrev.Hash(c.Culprit))
-		}
-		if c.Comment != "" {
-			more = append(more, c.Comment)
-		}
-		if c.Reason != "" {
-			more = append(more, c.Reason)
-		}
-		if len(more) > 0 {
-			fmt.Fprintf(w, " (%s)", strings.Join(more, "; "))
-		}
-		fmt.Fprintln(w)
-	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	gitrepo "github.com/patchbot/patchbot/internal/repo"
 )
 
 // A repo is the user's Git repository, read through go-git. Nothing here
@@ -28,9 +30,9 @@ type repo struct {
 }
 
 func openRepo(dir string) (*repo, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	r, err := gitrepo.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a Git repository (%v); run in one, or name one with {repo}", dir, err)
+		return nil, err
 	}
 	wt, err := r.Worktree()
 	if err != nil {

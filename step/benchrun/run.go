@@ -93,6 +93,22 @@ const defaultTimeout = 10 * time.Minute
 
 var sideNames = [2]string{"old", "new"}
 
+// A SideError is one side's failure: its files could not be written, it
+// does not build (the message carries the compiler's output), or its
+// benchmarks' processes failed. A caller that compares many revisions
+// with one (track, against its reference) tells by Side whose it is.
+type SideError struct {
+	Side int // 0 for the old side (Base), 1 for the new (Head)
+	Err  error
+}
+
+func (e *SideError) Error() string { return e.Err.Error() }
+func (e *SideError) Unwrap() error { return e.Err }
+
+func sideErrorf(side int, format string, args ...any) error {
+	return &SideError{side, fmt.Errorf(format, args...)}
+}
+
 // Run benchmarks the two revisions and compares them.
 //
 // Each side is written out of Git into a temporary directory, each
@@ -104,8 +120,8 @@ var sideNames = [2]string{"old", "new"}
 // returns, also when ctx is cancelled, which kills the running benchmark
 // and every process it started.
 //
-// A side that does not build is an error naming the side and carrying the
-// compiler's output. A benchmark that fails on some runs is not: it is
+// A side that does not build is a *SideError naming the side and carrying
+// the compiler's output. A benchmark that fails on some runs is not: it is
 // listed in the result's Failures and the rest is still compared. One that
 // skips itself, or prints no result line that can be read, is listed in
 // the result's Omitted: every benchmark that ran is in the result.
@@ -222,7 +238,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			if ctx.Err() != nil {
 				return nil, interrupted(ctx)
 			}
-			return nil, fmt.Errorf("%s side (%s): writing its files: %v", sideNames[side], revs[side], err)
+			return nil, &SideError{side, fmt.Errorf("%s side (%s): writing its files: %v", sideNames[side], revs[side], err)}
 		}
 		modDirs[side] = filepath.Join(dir, filepath.FromSlash(r.modRel))
 	}
@@ -360,11 +376,11 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				continue
 			}
 			if errors.As(err, &failed) {
-				return nil, fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
+				return nil, sideErrorf(side, "%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
 					sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s side (%s, %s): building %s: %s", sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
+				return nil, sideErrorf(side, "%s side (%s, %s): building %s: %s", sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, relPaths.Replace(err.Error()))
 			}
 			if built {
 				bins[side][i] = bin
@@ -477,7 +493,7 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 				return nil, interrupted(ctx)
 			}
 			if runErr != nil && !ranAndFailed(runErr) {
-				return nil, fmt.Errorf("%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
+				return nil, sideErrorf(j.side, "%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
 			}
 			raw[j.side].add(out.results)
 			seq.add(j.side, j.round, p.importPath, out.results)

@@ -176,7 +176,7 @@ func TestRunFirstBenchmarks(t *testing.T) {
 func TestRunNotARepository(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Run(context.Background(), Options{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), dir+": not a Git repository") || !strings.Contains(err.Error(), "name one with {repo}") {
+	if err == nil || !strings.Contains(err.Error(), "repo \""+dir+"\": not a Git repository") {
 		t.Errorf("err = %v", err)
 	}
 }

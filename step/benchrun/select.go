@@ -382,7 +382,7 @@ func buildFailure(pkgs []pkg, buildErrs [2][]string, revs, commits [2]string) er
 		if buildErrs[1][i] == "" {
 			side = 0
 		}
-		return fmt.Errorf("%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
+		return sideErrorf(side, "%s side (%s, %s): %s does not build; fix it or pick another revision:\n%s",
 			sideNames[side], revs[side], abbrev.Hash(commits[side]), p.rel, buildErrs[side][i])
 	}
 	return nil

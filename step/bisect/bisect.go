@@ -33,6 +33,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/repo"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -63,6 +64,9 @@ type Options struct {
 type Commit struct {
 	Hash    string `json:"hash"`
 	Subject string `json:"subject"`
+	// Rev is the revision as given, for the good and the bad commit
+	// ("v1.2.0", "HEAD~3"); "" for the others.
+	Rev string `json:"rev,omitempty"`
 }
 
 // A Result is what a bisection found.
@@ -92,9 +96,12 @@ const (
 type Step struct {
 	Old string `json:"old"` // full hashes
 	New string `json:"new"`
-	// At is New's place among the commits after Good, from 1 (Bad is
-	// Commits), and Subject its subject line.
+	// Number is the step's, from 1; At is New's place among the Of
+	// commits after Good, from 1 (Bad is Of), and Subject its subject
+	// line.
+	Number  int    `json:"number"`
 	At      int    `json:"at"`
+	Of      int    `json:"of"`
 	Subject string `json:"subject"`
 	Verdict string `json:"verdict"`
 	// Confirm marks the last step: the culprit against its parent.
@@ -133,9 +140,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if dir == "" {
 		dir = "."
 	}
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := repo.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (%v); run in one, or name one with -repo", dir, ErrNotRepository, err)
+		return nil, err
 	}
 	good, err := resolve(repo, "good", opts.Good)
 	if err != nil {
@@ -150,6 +157,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s..%s: %v", opts.Good, opts.Bad, err)
 	}
 	res := &Result{Good: commitOf(good), Bad: commitOf(bad), Commits: len(commits), Threshold: opts.Threshold, Steps: []Step{}}
+	res.Good.Rev, res.Bad.Rev = opts.Good, opts.Bad
 	if len(commits) == 0 {
 		return nil, fmt.Errorf("%s and %s are the same commit: nothing to bisect", opts.Good, opts.Bad)
 	}
@@ -165,6 +173,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		s := judge(r, opts.Threshold)
 		s.Old, s.New, s.At, s.Subject, s.Confirm = old, new, at+1, commitOf(commits[at]).Subject, confirm
+		s.Number, s.Of = len(res.Steps)+1, len(commits)
 		res.Steps = append(res.Steps, s)
 		if opts.Step != nil {
 			opts.Step(s)
@@ -301,12 +310,8 @@ func name(commits []*object.Commit, i int, good *object.Commit) string {
 }
 
 // ErrBadRevision is the error, wrapped, for a revision that names no
-// commit, and ErrNotRepository for a directory that is not in a Git
-// repository: the user's mistakes.
-var (
-	ErrBadRevision   = errors.New("not found")
-	ErrNotRepository = errors.New("not a Git repository")
-)
+// commit: the user's mistake.
+var ErrBadRevision = errors.New("not found")
 
 func resolve(r *git.Repository, which, rev string) (*object.Commit, error) {
 	h, err := r.ResolveRevision(plumbing.Revision(rev))

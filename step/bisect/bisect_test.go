@@ -156,7 +156,8 @@ func TestRunErrors(t *testing.T) {
 		{"the same commit", dir, "HEAD", hashes[3], 0.05, "the same commit: nothing to bisect"},
 		{"good after bad", dir, "HEAD", hashes[1], 0.05, "not on the bad one's first-parent history"},
 		{"no threshold", dir, hashes[0], "HEAD", 0, "threshold 0"},
-		{"not a repository", filepath.Dir(other) + "/none", hashes[0], "HEAD", 0.05, "not a Git repository"},
+		{"not a repository", t.TempDir(), hashes[0], "HEAD", 0.05, "not a Git repository"},
+		{"no such directory", filepath.Dir(other) + "/none", hashes[0], "HEAD", 0.05, "no such file or directory"},
 	} {
 		if _, err := Run(context.Background(), Options{Dir: tt.dir, Good: tt.good, Bad: tt.bad, Threshold: tt.threshold, Compare: f.compare}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error with %q", tt.name, err, tt.want)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/db"
 )
 
 // A Store is the history of tracked branches, in tables of the queue's
@@ -65,6 +67,22 @@ var schema = []string{
 		tries BIGINT NOT NULL,
 		PRIMARY KEY (track, pkg, name, unit, hash)
 	)`,
+}
+
+// OpenDatabase opens the store in the database d names (internal/db: the
+// queue's, for track, sweep's track task and serve alike), migrating its
+// schema, and returns it with the function that closes the database.
+func OpenDatabase(ctx context.Context, d db.Database) (*Store, func(), error) {
+	sqldb, err := db.OpenSQL(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := Open(ctx, sqldb, d.Engine)
+	if err != nil {
+		sqldb.Close()
+		return nil, nil, err
+	}
+	return s, func() { sqldb.Close() }, nil
 }
 
 // Version is the schema version this patchbot makes and reads.

@@ -1,10 +1,11 @@
 // Package track keeps a branch's benchmark history and finds where it
 // changed: the commits of the branch, recorded one after another (each
 // commit's benchmarks run by step/benchrun, interleaved with a reference
-// commit's), in a Store in the
-// queue's database; and the change points of each benchmark's series
-// (step/changepoint), each recorded once, with what its bisection and
-// comment made of it.
+// commit's), in a Store on a SQL database (SQLite or PostgreSQL: the one
+// the queue uses, beside its tables); the change points of each
+// benchmark's series (step/changepoint), each recorded once, with what
+// its bisection and comment made of it; and the History a reader of the
+// store gets (the CLI's -show, serve's status page and /api/series).
 //
 // Only the first-parent history counts, as in git bisect --first-parent:
 // the branch's own commits, one per merged change, not the commits of the
@@ -15,11 +16,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/repo"
 	"github.com/patchbot/patchbot/step/changepoint"
 )
 
@@ -64,9 +65,9 @@ func Pending(o PlanOptions) (*Plan, error) {
 	if branch == "" {
 		branch = "HEAD"
 	}
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := repo.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a Git repository (%v); run in one, or name one with -repo", dir, err)
+		return nil, err
 	}
 	h, err := repo.ResolveRevision(plumbing.Revision(branch))
 	if err != nil {

@@ -1,4 +1,12 @@
-package queue
+// Package db is where patchbot keeps what outlives a process: one SQL
+// database, SQLite or PostgreSQL, named by a URL (serve's, sweep's and
+// track's -db), which holds River's queue (bot/queue) and the branches'
+// histories (step/track) side by side. It parses the URL, names the
+// default file, and opens the database with the settings every user of it
+// shares: for SQLite WAL, a busy timeout and immediate transactions, for
+// PostgreSQL a migration lock that processes started together take turns
+// under; errors never show a password.
+package db
 
 import (
 	"context"
@@ -14,15 +22,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-
-	"github.com/patchbot/patchbot/step/track"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
 
-// A DB is a parsed -db URL: which engine holds the queue, and where.
-type DB struct {
+// A Database is a parsed database URL (serve's, sweep's and track's -db):
+// which engine, and where.
+type Database struct {
 	Engine string // "sqlite" or "postgres"
 	Path   string // for sqlite: the database file
 	URL    string // for postgres: the connection URL, password and all
@@ -30,7 +35,7 @@ type DB struct {
 
 // String returns the URL for messages and logs: a PostgreSQL password is
 // replaced by xxxxx.
-func (d DB) String() string {
+func (d Database) String() string {
 	if d.Engine == "postgres" {
 		return redact(d.URL)
 	}
@@ -53,7 +58,7 @@ func redact(s string) string {
 	return u.Redacted()
 }
 
-// A URLError is a -db URL that Open does not take.
+// A URLError is a database URL that Parse does not take.
 type URLError struct {
 	URL    string
 	Reason string
@@ -61,10 +66,10 @@ type URLError struct {
 
 func (e *URLError) Error() string { return fmt.Sprintf("queue database %q: %s", e.URL, e.Reason) }
 
-// Supported names the -db URL forms Open takes, for messages and help.
+// Supported names the URL forms Parse takes, for messages and help.
 const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path) or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
 
-// ParseURL parses a -db URL. The forms are those of River's own tools:
+// Parse parses a database URL. The forms are those of River's own tools:
 // sqlite:FILE and sqlite://FILE are the file FILE, relative to the working
 // directory unless absolute (sqlite:/var/lib/q.db and sqlite:///var/lib/q.db
 // are the same file). A bare path is refused, so that the value always says
@@ -73,43 +78,43 @@ const Supported = "sqlite:FILE (also sqlite://FILE; sqlite:///abs/path) or postg
 // postgres:// and postgresql:// URLs are PostgreSQL connection URLs as
 // pgx takes them (libpq's form: postgres://user:password@host:port/db?
 // sslmode=...); the URL in an error has its password hidden.
-func ParseURL(s string) (DB, error) {
+func Parse(s string) (Database, error) {
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok || scheme == "" || strings.ContainsAny(scheme, `/\.`) {
 		hint := ""
 		if s != "" {
 			hint = fmt.Sprintf(" (for a file, sqlite:%s)", s)
 		}
-		return DB{}, &URLError{s, "want " + Supported + hint}
+		return Database{}, &URLError{s, "want " + Supported + hint}
 	}
 	switch strings.ToLower(scheme) {
 	case "sqlite":
 		path := strings.TrimPrefix(rest, "//")
 		switch {
 		case path == "":
-			return DB{}, &URLError{s, "no file: want " + Supported}
+			return Database{}, &URLError{s, "no file: want " + Supported}
 		case path == ":memory:":
-			return DB{}, &URLError{s, "an in-memory queue loses its jobs with the process: give a file"}
+			return Database{}, &URLError{s, "an in-memory queue loses its jobs with the process: give a file"}
 		case strings.ContainsAny(path, "?\x00"):
-			return DB{}, &URLError{s, "a file name with '?' or NUL is not supported (SQLite's options are set by patchbot)"}
+			return Database{}, &URLError{s, "a file name with '?' or NUL is not supported (SQLite's options are set by patchbot)"}
 		}
-		return DB{Engine: "sqlite", Path: filepath.Clean(path)}, nil
+		return Database{Engine: "sqlite", Path: filepath.Clean(path)}, nil
 	case "postgres", "postgresql":
 		cfg, err := pgxpool.ParseConfig(s)
 		if err != nil {
 			// pgx's message may quote the URL: say what is wrong
 			// without it.
-			return DB{}, &URLError{redact(s), "not a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"}
+			return Database{}, &URLError{redact(s), "not a PostgreSQL connection URL (postgres://USER:PASSWORD@HOST:PORT/DATABASE)"}
 		}
 		if cfg.ConnConfig.Database == "" {
-			return DB{}, &URLError{redact(s), "no database name: postgres://USER:PASSWORD@HOST:PORT/DATABASE"}
+			return Database{}, &URLError{redact(s), "no database name: postgres://USER:PASSWORD@HOST:PORT/DATABASE"}
 		}
-		return DB{Engine: "postgres", URL: s}, nil
+		return Database{Engine: "postgres", URL: s}, nil
 	}
-	return DB{}, &URLError{s, fmt.Sprintf("unknown engine %q: want %s", scheme, Supported)}
+	return Database{}, &URLError{s, fmt.Sprintf("unknown engine %q: want %s", scheme, Supported)}
 }
 
-// DefaultPath is the queue's file when -db is not given:
+// DefaultPath is the database file when none is named (serve's queue):
 // $XDG_STATE_HOME/patchbot/queue.db, or ~/.local/state/patchbot/queue.db
 // when XDG_STATE_HOME is not set (or not absolute, as the XDG spec asks).
 func DefaultPath() (string, error) {
@@ -124,7 +129,7 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "patchbot", "queue.db"), nil
 }
 
-// DefaultURL is the -db URL of DefaultPath.
+// DefaultURL is the URL of DefaultPath.
 func DefaultURL() (string, error) {
 	p, err := DefaultPath()
 	if err != nil {
@@ -153,24 +158,24 @@ func sqliteDSN(path string) string {
 	return path + "?" + q.Encode()
 }
 
-// openSQLite opens (creating if need be) the database file and returns
-// River's driver for it.
-func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver, error) {
+// OpenSQLite opens (creating if need be) the database file, with the
+// settings every user of it shares (sqliteDSN) and one connection.
+func OpenSQLite(ctx context.Context, path string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, nil, fmt.Errorf("queue database %s: its directory cannot be made (%v): choose a file in a directory this user may write", path, err)
+		return nil, fmt.Errorf("queue database %s: its directory cannot be made (%v): choose a file in a directory this user may write", path, err)
 	}
 	// SQLite says no more than "unable to open database file (14)" of a
 	// directory it may not write in (the file, and its -wal and -shm
 	// beside it): find out first, and say which and why.
 	probe, err := os.CreateTemp(filepath.Dir(path), ".patchbot-probe-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("queue database %s: cannot write in its directory %s (%v): choose a file in a directory this user may write", path, filepath.Dir(path), errors.Unwrap(err))
+		return nil, fmt.Errorf("queue database %s: cannot write in its directory %s (%v): choose a file in a directory this user may write", path, filepath.Dir(path), errors.Unwrap(err))
 	}
 	probe.Close()
 	os.Remove(probe.Name())
 	db, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
-		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+		return nil, fmt.Errorf("queue database %s: %w", path, err)
 	}
 	// River works from several goroutines; SQLite allows one writer at a
 	// time and answers others with SQLITE_BUSY. One connection serialises
@@ -179,39 +184,39 @@ func openSQLite(ctx context.Context, path string) (*sql.DB, *riversqlite.Driver,
 	db.SetMaxOpenConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+		return nil, fmt.Errorf("queue database %s: %w", path, err)
 	}
 	var mode string
 	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("queue database %s: %w", path, err)
+		return nil, fmt.Errorf("queue database %s: %w", path, err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		db.Close()
-		return nil, nil, fmt.Errorf("queue database %s: journal mode is %q, not WAL (is the file on a file system without shared memory?)", path, mode)
+		return nil, fmt.Errorf("queue database %s: journal mode is %q, not WAL (is the file on a file system without shared memory?)", path, mode)
 	}
-	return db, riversqlite.New(db), nil
+	return db, nil
 }
 
-// openPostgres connects to the database at db.URL and returns River's pgx
-// driver for it. The errors name the database without its password, and
-// what to check.
-func openPostgres(ctx context.Context, db DB) (*pgxpool.Pool, *riverpgxv5.Driver, error) {
+// OpenPostgres connects to the database at d.URL, as a pool for pgx (and
+// River's pgx driver). The errors name the database without its password,
+// and what to check.
+func OpenPostgres(ctx context.Context, db Database) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(db.URL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("queue database %s: not a PostgreSQL connection URL", db)
+		return nil, fmt.Errorf("queue database %s: not a PostgreSQL connection URL", db)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("queue database %s: %v", db, scrub(err, cfg.ConnConfig.Password))
+		return nil, fmt.Errorf("queue database %s: %v", db, scrub(err, cfg.ConnConfig.Password))
 	}
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := pool.Ping(pctx); err != nil {
 		pool.Close()
-		return nil, nil, fmt.Errorf("queue database %s: cannot connect (is the server up, and are the user, password and database right?): %v", db, scrub(err, cfg.ConnConfig.Password))
+		return nil, fmt.Errorf("queue database %s: cannot connect (is the server up, and are the user, password and database right?): %v", db, scrub(err, cfg.ConnConfig.Password))
 	}
-	return pool, riverpgxv5.New(pool), nil
+	return pool, nil
 }
 
 // scrub returns err's message with password, should a driver ever quote
@@ -223,8 +228,12 @@ func scrub(err error, password string) error {
 	return errors.New(strings.ReplaceAll(err.Error(), password, "xxxxx"))
 }
 
+// Scrub returns err with d's password, should a driver ever quote it,
+// hidden.
+func Scrub(err error, d Database) error { return scrub(err, passwordOf(d)) }
+
 // passwordOf returns the password in db's URL, to scrub from messages.
-func passwordOf(db DB) string {
+func passwordOf(db Database) string {
 	if cfg, err := pgxpool.ParseConfig(db.URL); err == nil {
 		return cfg.ConnConfig.Password
 	}
@@ -232,17 +241,17 @@ func passwordOf(db DB) string {
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock under which a
-// process migrates the queue's schema: "patchbot" in ASCII.
+// process migrates the database's schemas (River's, the track store's): "patchbot" in ASCII.
 const migrationLock = 0x7061746368626f74
 
-// lockMigrations waits for the database's migration lock and returns the
+// LockMigrations waits for the database's migration lock and returns the
 // function that releases it. Processes started together on a fresh
 // database (replicas, the machines of one deployment) would otherwise run
 // River's migrations at once and collide ("duplicate key value violates
 // unique constraint pg_type_typname_nsp_index"); under the lock, the first
 // migrates and the others find the schema current. The lock is a session's,
 // so it is held on one connection of the pool, which unlock gives back.
-func lockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err error) {
+func LockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot connect: %v", err)
@@ -266,16 +275,15 @@ func lockMigrations(ctx context.Context, pool *pgxpool.Pool) (unlock func(), err
 }
 
 // OpenSQL opens db's database through database/sql, for the tables
-// patchbot keeps there beside River's (bot/track's history of
+// patchbot keeps there beside River's (step/track's history of
 // benchmarks): the same file or server, with the same settings (for
 // SQLite, WAL, the busy timeout and one connection, so that it waits for
 // River's writes rather than failing on them). Statements use $1, $2 for
 // their arguments, which both engines take. Close it when done.
-func OpenSQL(ctx context.Context, db DB) (*sql.DB, error) {
+func OpenSQL(ctx context.Context, db Database) (*sql.DB, error) {
 	switch db.Engine {
 	case "sqlite":
-		d, _, err := openSQLite(ctx, db.Path)
-		return d, err
+		return OpenSQLite(ctx, db.Path)
 	case "postgres":
 		cfg, err := pgx.ParseConfig(db.URL)
 		if err != nil {
@@ -291,21 +299,4 @@ func OpenSQL(ctx context.Context, db DB) (*sql.DB, error) {
 		return d, nil
 	}
 	return nil, &URLError{db.String(), "unknown engine"}
-}
-
-// OpenTracks opens the history patchbot track keeps in db's database
-// (OpenSQL, then track.Open, which migrates its schema), and returns it
-// with the function that closes it: for track, sweep's track task and
-// serve alike.
-func OpenTracks(ctx context.Context, db DB) (*track.Store, func(), error) {
-	sqldb, err := OpenSQL(ctx, db)
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := track.Open(ctx, sqldb, db.Engine)
-	if err != nil {
-		sqldb.Close()
-		return nil, nil, err
-	}
-	return store, func() { sqldb.Close() }, nil
 }
