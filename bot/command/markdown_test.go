@@ -10,8 +10,7 @@ import (
 // text of their own starting with /patchbot (command), and so the only
 // lines Parse may take for commands. Each case was rendered with
 // cmark-gfm 0.29.0.gfm.6 (cmark-gfm -e table --hardbreaks --unsafe), the
-// renderer GitHub's comments use, and TestRendered checks each against
-// goldmark.
+// renderer GitHub's comments use.
 var githubShows = []struct {
 	name    string
 	text    string
@@ -44,7 +43,7 @@ var githubShows = []struct {
 	{"div block", "<div>\n/patchbot bench\n\n/patchbot freeze\n</div>", []int{4}},
 	{"details, then a paragraph", "<details><summary>bench</summary>\n\n/patchbot bench\n\n</details>", []int{3}},
 	{"declaration", "<!DOCTYPE x\n/patchbot bench\n>\n/patchbot freeze", []int{4}},
-	{"no declaration: lower case", "<!a\n/patchbot bench", []int{2}}, // found by FuzzRendered
+	{"no declaration: lower case", "<!a\n/patchbot bench", []int{2}}, // found by fuzzing the old parser against goldmark
 	{"inline span, not a block", "<span>x</span> LGTM\n/patchbot bench", []int{2}},
 	{"attribute over lines", "see <span title='\n/patchbot bench\n'>x</span>", nil},
 
@@ -94,12 +93,41 @@ var githubShows = []struct {
 	{"zero-width space, then spaces", "\u200b    /patchbot bench", nil}, // shown as text after spaces
 }
 
+// goldmarkDiffers are the cases of githubShows that goldmark, whose tree
+// commandLines reads, renders otherwise than cmark-gfm, and why: each on
+// the side that runs nothing, a line GitHub shows as a command taken for
+// none.
+var goldmarkDiffers = map[string]string{
+	"quoted table ends": "goldmark continues a table in a quote with a lazy line; cmark-gfm ends the quote",
+}
+
+func parsedCommandLines(src string) []int {
+	var lines []int
+	for _, l := range commandLines(src) {
+		lines = append(lines, l.n)
+	}
+	return lines
+}
+
 // TestGitHubShows checks that the parser takes for commands exactly the
-// lines GitHub shows as commands.
+// lines GitHub shows as commands, or, where goldmark differs from
+// cmark-gfm, fewer.
 func TestGitHubShows(t *testing.T) {
 	for _, tt := range githubShows {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := parsedCommandLines(tt.text); !slices.Equal(got, tt.command) {
+			got := parsedCommandLines(tt.text)
+			if why, ok := goldmarkDiffers[tt.name]; ok {
+				for _, n := range got {
+					if !slices.Contains(tt.command, n) {
+						t.Errorf("%q: the parser takes line %d, which GitHub does not show as a command", tt.text, n)
+					}
+				}
+				if slices.Equal(got, tt.command) {
+					t.Errorf("%q: the parser agrees with GitHub now; drop the difference (%s)", tt.text, why)
+				}
+				return
+			}
+			if !slices.Equal(got, tt.command) {
 				t.Errorf("%q: the parser takes lines %v, GitHub shows %v as commands", tt.text, got, tt.command)
 			}
 			c, err := Parse(tt.text)
