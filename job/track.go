@@ -98,8 +98,10 @@ func (r *TrackRequest) Validate() error {
 			return remedy.Fieldf("gerrit", "", "%v", err)
 		}
 	}
-	if rg := r.Range; rg != nil && (!isHash(rg.Good) || !isHash(rg.Bad)) {
-		return remedy.Fieldf("range", rg.Good+".."+rg.Bad, "want two commits' full hashes")
+	if rg := r.Range; rg != nil {
+		if _, err := ParseRange(rg.Good + ".." + rg.Bad); err != nil {
+			return remedy.Fieldf("range", rg.Good+".."+rg.Bad, "want two commits' full hashes")
+		}
 	}
 	return r.Bench.validate()
 }
@@ -118,13 +120,32 @@ func isHash(s string) bool {
 	return true
 }
 
-// A Range is the commits a bisection searches: after Good, up to Bad.
+// A Range is the commits a bisection searches: after Good, up to Bad,
+// each a full hash. Its text form (JSON's, a queued job's) is
+// "GOOD..BAD".
 type Range struct {
-	Good string `json:"good"`
-	Bad  string `json:"bad"`
+	Good, Bad string
 }
 
+// String abbreviates the hashes, for messages.
 func (r Range) String() string { return abbrev.Hash(r.Good) + ".." + abbrev.Hash(r.Bad) }
+
+// ParseRange parses a range's text form, GOOD..BAD, two full hashes.
+func ParseRange(s string) (Range, error) {
+	good, bad, ok := strings.Cut(s, "..")
+	if !ok || !isHash(good) || !isHash(bad) {
+		return Range{}, fmt.Errorf("range %q: want GOOD..BAD, two commits' full hashes", s)
+	}
+	return Range{good, bad}, nil
+}
+
+func (r Range) MarshalText() ([]byte, error) { return []byte(r.Good + ".." + r.Bad), nil }
+
+func (r *Range) UnmarshalText(b []byte) error {
+	var err error
+	*r, err = ParseRange(string(b))
+	return err
+}
 
 // Track's defaults.
 const (
@@ -152,9 +173,10 @@ type TrackBisection struct {
 	Changes   []*track.Change  `json:"changes"`
 	Result    *bisect.Result   `json:"result,omitempty"`
 	Confirm   *benchrun.Result `json:"-"`
-	// Review is where the comment went ("github:o/r#7", "gerrit:...:12");
-	// "" when the culprit's review was not found (NoReview says why).
-	Review   string             `json:"review,omitempty"`
+	// Review is where the comment went ("github:o/r#7" in JSON, as
+	// review.Target writes it); nil when the culprit's review was not
+	// found (NoReview says why).
+	Review   *review.Target     `json:"review,omitempty"`
 	NoReview string             `json:"no_review,omitempty"`
 	Post     *review.PostResult `json:"post,omitempty"`
 }
@@ -819,15 +841,19 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 			if qerr != nil {
 				return fmt.Errorf("track: finding the culprit %s's change: %w", abbrev.Hash(culprit), qerr)
 			}
-			if change != "" {
-				g.Review = "gerrit:" + req.Gerrit + ":" + change
-				g.Post, err = gc.Post(ctx, review.GerritPost{Change: change, Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
+			if change != 0 {
+				t, err := review.GerritTarget(req.Gerrit, change)
+				if err != nil {
+					return err
+				}
+				g.Review = &t
+				g.Post, err = gc.Post(ctx, review.GerritPost{Change: strconv.Itoa(change), Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
 			}
 			notOnGerrit = why
 		}
 	}
 	switch {
-	case g.Review != "":
+	case g.Review != nil:
 		// Commented on Gerrit.
 	case req.GitHub != "":
 		owner, repo, _ := strings.Cut(req.GitHub, "/")
@@ -847,7 +873,8 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 			break
 		}
 		pr := review.PullRequest{Owner: owner, Repo: repo, Number: prs[0]}
-		g.Review = review.GitHubTarget(pr).String()
+		t := review.GitHubTarget(pr)
+		g.Review = &t
 		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, g, true)})
 	case req.Gerrit != "":
 		g.NoReview = notOnGerrit
@@ -883,7 +910,7 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 // rebased on its way to the branch). When there is none, or the Change-Id
 // names several (cherry-picks to other branches, or other projects) none
 // of them this commit, it returns "" and why, rather than guess.
-func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (change, why string, err error) {
+func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (change int, why string, err error) {
 	for _, q := range []struct{ query, several string }{
 		{"commit:" + hash, fmt.Sprintf("%s has several changes with %s as a patch set", g.URL(), abbrev.Hash(hash))},
 		{"change:" + id, fmt.Sprintf("%s has several changes %s, none with %s as a patch set", g.URL(), id, abbrev.Hash(hash))},
@@ -891,14 +918,14 @@ func gerritChange(ctx context.Context, g *review.Gerrit, hash, id string) (chang
 		cs, err := g.QueryChanges(ctx, q.query, 2)
 		switch {
 		case err != nil:
-			return "", "", err
+			return 0, "", err
 		case len(cs) == 1:
-			return strconv.Itoa(cs[0].Number), "", nil
+			return cs[0].Number, "", nil
 		case len(cs) > 1:
-			return "", q.several, nil
+			return 0, q.several, nil
 		}
 	}
-	return "", fmt.Sprintf("%s has no change %s that its account can see", g.URL(), id), nil
+	return 0, fmt.Sprintf("%s has no change %s that its account can see", g.URL(), id), nil
 }
 
 // changeIDOf returns the Change-Id trailer of the commit, "" when it has

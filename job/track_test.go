@@ -205,7 +205,7 @@ func TestTrackTarget(t *testing.T) {
 		if n := len(g.Result.Steps); n > bisect.MaxSteps(g.Result.Commits) {
 			t.Errorf("bisection %d: %d steps for %d commits, want at most %d", i, n, g.Result.Commits, bisect.MaxSteps(g.Result.Commits))
 		}
-		if want := fmt.Sprintf("github:gopher/work#%d", 100+want); g.Review != want || g.Post == nil || g.Post.Action != "created" {
+		if want := fmt.Sprintf("github:gopher/work#%d", 100+want); g.Review == nil || g.Review.String() != want || g.Post == nil || g.Post.Action != "created" {
 			t.Errorf("bisection %d: comment on %q (%+v), want one created on %s", i, g.Review, g.Post, want)
 		}
 	}
@@ -464,14 +464,15 @@ func TestTrackGerrit(t *testing.T) {
 			}
 			v := b.NoReview
 			if b.Post != nil {
-				v = string(b.Post.Action) + " on " + b.Review
+				v = string(b.Post.Action) + " on " + b.Review.String()
 			}
 			got[b.Result.Culprit.Hash] = v
 		}
+		server, _ := review.ServerOf(gs.URL)
 		for i, want := range map[int]string{
-			6:  "posted on gerrit:" + gs.URL + ":",
+			6:  "posted on gerrit:" + server + ":",
 			12: "created on github:gopher/work#8",
-			18: "posted on gerrit:" + gs.URL + ":",
+			18: "posted on gerrit:" + server + ":",
 			24: noPR + several,
 		} {
 			if !strings.HasPrefix(got[hashes[i]], want) {

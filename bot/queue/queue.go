@@ -348,13 +348,13 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 		}
 	}
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &worker{q: q}); err != nil {
+	if err := river.AddWorkerSafely(workers, &riverWorker[Args, *Args]{q: q, what: "job", do: q.work}); err != nil {
 		return nil, err
 	}
 	if err := river.AddWorkerSafely(workers, &periodicWorker{q: q}); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &trackWorker{q: q}); err != nil {
+	if err := river.AddWorkerSafely(workers, &riverWorker[TrackArgs, *TrackArgs]{q: q, what: "track job", do: q.workTrack}); err != nil {
 		return nil, err
 	}
 	o := q.opts
@@ -511,32 +511,65 @@ func (q *Queue) isStopping() bool {
 	return q.stopping
 }
 
-// worker is River's worker for Args: it runs the queue's Handler.
-type worker struct {
-	river.WorkerDefaults[Args]
-	q *Queue
+// A validated is a pointer to the arguments of one of patchbot's kinds
+// of job, which check themselves.
+type validated[T any] interface {
+	*T
+	Validate() error
+}
+
+// riverWorker is River's worker for one of patchbot's kinds of job, T its
+// arguments: each kind gets the queue's timeout, the same cancelling of
+// stored arguments that do not decode or are not valid, and the same end
+// of an attempt (a permanent error cancels the job; an attempt that Stop
+// interrupted goes back into the queue at once). do does the job.
+type riverWorker[T river.JobArgs, P validated[T]] struct {
+	river.WorkerDefaults[T]
+	q    *Queue
+	what string // "job", "track job": for messages
+	do   func(ctx context.Context, rj *river.Job[T]) error
 }
 
 // Timeout overrides River's one-minute default with the queue's.
-func (w *worker) Timeout(*river.Job[Args]) time.Duration { return w.q.opts.Timeout }
+func (w *riverWorker[T, P]) Timeout(*river.Job[T]) time.Duration { return w.q.opts.Timeout }
 
 // Middleware decodes the job's stored arguments before River does. River
 // counts arguments that do not decode (a reply stored by an older
 // patchbot, its key in "revision": see Args) as a failed attempt and
 // retries them, though every attempt fails the same way; here the job is
 // cancelled at once, with the decoding error.
-func (w *worker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
+func (w *riverWorker[T, P]) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
 	return []rivertype.WorkerMiddleware{river.WorkerMiddlewareFunc(func(ctx context.Context, r *rivertype.JobRow, doInner func(context.Context) error) error {
-		var a Args
+		var a T
 		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
-			return river.JobCancel(fmt.Errorf("queue: job %d: its stored arguments do not decode, as a job queued by another version of patchbot may not: %w", r.ID, err))
+			return river.JobCancel(fmt.Errorf("queue: %s %d: its stored arguments do not decode, as a job queued by another version of patchbot may not: %w", w.what, r.ID, err))
 		}
 		return doInner(ctx)
 	})}
 }
 
-func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
-	if w.q.opts.Handler == nil {
+func (w *riverWorker[T, P]) Work(ctx context.Context, rj *river.Job[T]) error {
+	if err := P(&rj.Args).Validate(); err != nil {
+		// Stored by another version, or by hand: retrying cannot help.
+		return river.JobCancel(err)
+	}
+	err := w.do(ctx, rj)
+	switch {
+	case err == nil:
+		return nil
+	case IsPermanent(err):
+		return river.JobCancel(err)
+	case ctx.Err() != nil && w.q.isStopping():
+		// Interrupted by Stop, not failed: back in the queue at once,
+		// and this attempt does not count.
+		return river.JobSnooze(0)
+	}
+	return err
+}
+
+// work runs the queue's Handler on a job of Args.
+func (q *Queue) work(ctx context.Context, rj *river.Job[Args]) error {
+	if q.opts.Handler == nil {
 		// Only a queue with a handler has a River queue to fetch from.
 		return errNoHandler
 	}
@@ -550,30 +583,16 @@ func (w *worker) Work(ctx context.Context, rj *river.Job[Args]) error {
 	if rj.AttemptedAt != nil {
 		// As River's rescuer counts: from the attempt's start in the
 		// database.
-		j.RescueAt = rj.AttemptedAt.Add(w.q.opts.RescueAfter)
+		j.RescueAt = rj.AttemptedAt.Add(q.opts.RescueAfter)
 	}
-	if err := j.Args.Validate(); err != nil {
-		// Stored by another version, or by hand: retrying cannot help.
-		return river.JobCancel(err)
-	}
-	err := w.q.opts.Handler(ctx, j)
+	err := q.opts.Handler(ctx, j)
 	if j.output != nil {
 		// Stored as the job's metadata "output" when River records
 		// this attempt's end; within MaxOutput, well inside River's
 		// own bound.
 		if rerr := river.RecordOutput(ctx, j.output); rerr != nil {
-			w.q.opts.Logger.WarnContext(ctx, "queue: recording a job's output", slog.Int64("job", j.ID), slog.String("error", rerr.Error()))
+			q.opts.Logger.WarnContext(ctx, "queue: recording a job's output", slog.Int64("job", j.ID), slog.String("error", rerr.Error()))
 		}
-	}
-	switch {
-	case err == nil:
-		return nil
-	case IsPermanent(err):
-		return river.JobCancel(err)
-	case ctx.Err() != nil && w.q.isStopping():
-		// Interrupted by Stop, not failed: back in the queue at once,
-		// and this attempt does not count.
-		return river.JobSnooze(0)
 	}
 	return err
 }

@@ -2,10 +2,8 @@ package queue
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -29,9 +27,9 @@ const TrackKind = "patchbot.track"
 type TrackArgs struct {
 	// Track is the track's name in the store ("example.com/m@main").
 	Track string `json:"track" river:"unique"`
-	// Range is, for a bisection job, the range it bisects ("GOOD..BAD",
-	// two full hashes); "" for a record run.
-	Range string `json:"range,omitempty" river:"unique"`
+	// Range is, for a bisection job, the range it bisects (in JSON
+	// "GOOD..BAD", two full hashes); nil for a record run.
+	Range *job.Range `json:"range,omitempty" river:"unique"`
 	// Source is the repository's git URL, fetched anonymously into a
 	// work area, and Branch the branch tracked.
 	Source string `json:"source"`
@@ -55,7 +53,6 @@ func (TrackArgs) InsertOpts() river.InsertOpts {
 }
 
 var (
-	rangeRE     = regexp.MustCompile(`^[0-9a-f]{40}\.\.[0-9a-f]{40}$`)
 	trackNameRE = regexp.MustCompile(`^[A-Za-z0-9._~/@:+-]{1,200}$`)
 )
 
@@ -67,8 +64,8 @@ func (a *TrackArgs) Validate() error {
 	switch {
 	case !trackNameRE.MatchString(a.Track):
 		return fmt.Errorf("queue: track job: name %q: want letters, digits and ._~/@:+-, at most 200", a.Track)
-	case a.Range != "" && !rangeRE.MatchString(a.Range):
-		return fmt.Errorf("queue: track job %s: range %q: want GOOD..BAD, two full commit hashes", a.Track, a.Range)
+	case a.Range != nil && !validRange(*a.Range):
+		return fmt.Errorf("queue: track job %s: range %s..%s: want GOOD..BAD, two full commit hashes", a.Track, a.Range.Good, a.Range.Bad)
 	case a.Source == "" || a.Source[0] == '-':
 		return fmt.Errorf("queue: track job %s: no repository to fetch (source %q)", a.Track, a.Source)
 	case a.Branch == "":
@@ -79,26 +76,19 @@ func (a *TrackArgs) Validate() error {
 	return nil
 }
 
+func validRange(r job.Range) bool {
+	_, err := job.ParseRange(r.Good + ".." + r.Bad)
+	return err == nil
+}
+
 // String names the job: "track example.com/m@main", "track
 // example.com/m@main bisect 5a295b08a2c0..0b5e1c0d7a3f".
 func (a *TrackArgs) String() string {
-	if r := a.Bisect(); r != nil {
-		return "track " + a.Track + " bisect " + r.String()
+	if a.Range != nil {
+		return "track " + a.Track + " bisect " + a.Range.String()
 	}
 	return "track " + a.Track
 }
-
-// Bisect returns the range of a bisection job, nil for a record run.
-func (a *TrackArgs) Bisect() *job.Range {
-	good, bad, ok := strings.Cut(a.Range, "..")
-	if !ok {
-		return nil
-	}
-	return &job.Range{Good: good, Bad: bad}
-}
-
-// RangeArg returns r as TrackArgs.Range has it.
-func RangeArg(r job.Range) string { return r.Good + ".." + r.Bad }
 
 // A TrackJob is one attempt at a track job, as a TrackHandler sees it.
 type TrackJob struct {
@@ -125,48 +115,16 @@ func (q *Queue) InsertTrack(ctx context.Context, a *TrackArgs) (InsertResult, er
 	return InsertResult{ID: res.Job.ID, Duplicate: res.UniqueSkippedAsDuplicate, State: string(res.Job.State)}, nil
 }
 
-// trackWorker is River's worker for TrackArgs: it runs the queue's
-// TrackHandler.
-type trackWorker struct {
-	river.WorkerDefaults[TrackArgs]
-	q *Queue
-}
-
-func (w *trackWorker) Timeout(*river.Job[TrackArgs]) time.Duration { return w.q.opts.Timeout }
-
-// Middleware cancels a job whose stored arguments do not decode, as
-// worker's does.
-func (w *trackWorker) Middleware(*rivertype.JobRow) []rivertype.WorkerMiddleware {
-	return []rivertype.WorkerMiddleware{river.WorkerMiddlewareFunc(func(ctx context.Context, r *rivertype.JobRow, doInner func(context.Context) error) error {
-		var a TrackArgs
-		if err := json.Unmarshal(r.EncodedArgs, &a); err != nil {
-			return river.JobCancel(fmt.Errorf("queue: track job %d: its stored arguments do not decode: %w", r.ID, err))
-		}
-		return doInner(ctx)
-	})}
-}
-
-func (w *trackWorker) Work(ctx context.Context, rj *river.Job[TrackArgs]) error {
-	if w.q.opts.TrackHandler == nil {
+// workTrack runs the queue's TrackHandler on a track job.
+func (q *Queue) workTrack(ctx context.Context, rj *river.Job[TrackArgs]) error {
+	if q.opts.TrackHandler == nil {
 		// Another process's to run: a process without a track handler
 		// (a machine for replies, say) puts it back for a while.
 		return river.JobSnooze(time.Minute)
 	}
 	j := &TrackJob{ID: rj.ID, Args: rj.Args, Attempt: rj.Attempt, MaxAttempts: rj.MaxAttempts}
 	if rj.AttemptedAt != nil {
-		j.RescueAt = rj.AttemptedAt.Add(w.q.opts.RescueAfter)
+		j.RescueAt = rj.AttemptedAt.Add(q.opts.RescueAfter)
 	}
-	if err := j.Args.Validate(); err != nil {
-		return river.JobCancel(err)
-	}
-	err := w.q.opts.TrackHandler(ctx, j)
-	switch {
-	case err == nil:
-		return nil
-	case IsPermanent(err):
-		return river.JobCancel(err)
-	case ctx.Err() != nil && w.q.isStopping():
-		return river.JobSnooze(0)
-	}
-	return err
+	return q.opts.TrackHandler(ctx, j)
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,7 @@ import (
 	"github.com/patchbot/patchbot/job"
 )
 
-func trackArgs(rg string) *TrackArgs {
+func trackArgs(rg *job.Range) *TrackArgs {
 	return &TrackArgs{Track: "example.com/m@main", Range: rg, Source: "https://github.com/gopher/m", Branch: "main",
 		Request: job.TrackRequest{Every: 2, GitHub: "gopher/m"}}
 }
@@ -28,8 +29,8 @@ func TestTrackJobs(t *testing.T) {
 			return nil
 		},
 	})
-	rg := RangeArg(job.Range{Good: strings.Repeat("a", 40), Bad: strings.Repeat("b", 40)})
-	run, err := q.InsertTrack(t.Context(), trackArgs(""))
+	rg := &job.Range{Good: strings.Repeat("a", 40), Bad: strings.Repeat("b", 40)}
+	run, err := q.InsertTrack(t.Context(), trackArgs(nil))
 	if err != nil || run.Duplicate {
 		t.Fatalf("InsertTrack: %+v, %v", run, err)
 	}
@@ -37,7 +38,7 @@ func TestTrackJobs(t *testing.T) {
 	if err != nil || bis.Duplicate || bis.ID == run.ID {
 		t.Fatalf("InsertTrack of a bisection: %+v, %v; want a job of its own", bis, err)
 	}
-	if dup, err := q.InsertTrack(t.Context(), trackArgs("")); err != nil || !dup.Duplicate || dup.ID != run.ID {
+	if dup, err := q.InsertTrack(t.Context(), trackArgs(nil)); err != nil || !dup.Duplicate || dup.ID != run.ID {
 		t.Errorf("InsertTrack again while it waits: %+v, %v; want a duplicate of %d", dup, err, run.ID)
 	}
 	start(t, q)
@@ -46,15 +47,15 @@ func TestTrackJobs(t *testing.T) {
 		j := recv(t, got, "track job")
 		seen[j.ID] = j
 	}
-	if j := seen[bis.ID]; j == nil || j.Args.Bisect() == nil || j.Args.Bisect().Good != strings.Repeat("a", 40) || j.Args.Request.Every != 2 {
+	if j := seen[bis.ID]; j == nil || j.Args.Range == nil || j.Args.Range.Good != strings.Repeat("a", 40) || j.Args.Request.Every != 2 {
 		t.Errorf("the bisection job: %+v", j)
 	}
-	if j := seen[run.ID]; j == nil || j.Args.Bisect() != nil || j.Args.String() != "track example.com/m@main" {
+	if j := seen[run.ID]; j == nil || j.Args.Range != nil || j.Args.String() != "track example.com/m@main" {
 		t.Errorf("the record job: %+v", j)
 	}
 	// Done: the next run is a new job.
 	for deadline := 0; ; deadline++ {
-		res, err := q.InsertTrack(t.Context(), trackArgs(""))
+		res, err := q.InsertTrack(t.Context(), trackArgs(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,19 +76,41 @@ func TestTrackArgsValidate(t *testing.T) {
 	}{
 		{func(a *TrackArgs) { a.Track = "" }, "name"},
 		{func(a *TrackArgs) { a.Track = "x y" }, "name"},
-		{func(a *TrackArgs) { a.Range = "abc..def" }, "range"},
+		{func(a *TrackArgs) { a.Range = &job.Range{Good: "abc", Bad: "def"} }, "range"},
 		{func(a *TrackArgs) { a.Source = "--upload-pack=evil" }, "no repository"},
 		{func(a *TrackArgs) { a.Branch = "" }, "no branch"},
 		{func(a *TrackArgs) { a.Request.Repo = "/etc" }, "the worker sets them"},
 		{func(a *TrackArgs) { a.Request.Range = &job.Range{} }, "the worker sets them"},
 	} {
-		a := trackArgs("")
+		a := trackArgs(nil)
 		c.mod(a)
 		if err := a.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", a, err, c.want)
 		}
 	}
-	if err := trackArgs("").Validate(); err != nil {
+	if err := trackArgs(nil).Validate(); err != nil {
 		t.Errorf("a valid job: %v", err)
+	}
+}
+
+// TestTrackArgsJSON: a range is stored as text, "GOOD..BAD", as it was
+// when it was a string (a queued job of an older patchbot decodes, and
+// its unique key is the same); one that is not two hashes does not
+// decode, and the worker cancels its job.
+func TestTrackArgsJSON(t *testing.T) {
+	good, bad := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	data, err := json.Marshal(trackArgs(&job.Range{Good: good, Bad: bad}))
+	if err != nil || !strings.Contains(string(data), `"range":"`+good+".."+bad+`"`) {
+		t.Fatalf("Marshal = %s, %v", data, err)
+	}
+	if data, _ := json.Marshal(trackArgs(nil)); strings.Contains(string(data), "range") {
+		t.Errorf("a record run's args hold a range: %s", data)
+	}
+	var a TrackArgs
+	if err := json.Unmarshal(data, &a); err != nil || a.Range == nil || *a.Range != (job.Range{Good: good, Bad: bad}) {
+		t.Errorf("Unmarshal = %+v, %v", a.Range, err)
+	}
+	if err := json.Unmarshal([]byte(`{"track":"t","range":"HEAD..main"}`), &a); err == nil {
+		t.Errorf("a range of names decodes: %+v", a.Range)
 	}
 }

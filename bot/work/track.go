@@ -36,12 +36,12 @@ func (w *Worker) HandleTrack(ctx context.Context, j *queue.TrackJob) error {
 	}
 	defer co.Close()
 	req := a.Request // a copy: the queued job stays as it was
-	req.Repo, req.Branch, req.Name, req.Range = co.Dir, co.Ref, a.Track, a.Bisect()
+	req.Repo, req.Branch, req.Name, req.Range = co.Dir, co.Ref, a.Track, a.Range
 	env := w.jobEnv()
 	env.Tracks = w.Tracks
 	if req.Range == nil && w.TrackQueue != nil {
 		env.QueueBisect = func(ctx context.Context, r job.Range) error {
-			_, err := w.TrackQueue.InsertTrack(ctx, &queue.TrackArgs{Track: a.Track, Range: queue.RangeArg(r), Source: a.Source, Branch: a.Branch, Request: a.Request})
+			_, err := w.TrackQueue.InsertTrack(ctx, &queue.TrackArgs{Track: a.Track, Range: &r, Source: a.Source, Branch: a.Branch, Request: a.Request})
 			return err
 		}
 	}

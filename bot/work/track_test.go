@@ -120,7 +120,7 @@ func TestTrackJob(t *testing.T) {
 		}
 		t.Fatalf("after the record job: %d commits, changes %+v; want 12 and one found at %s", len(h.Commits), h.Changes, hashes[6][:12])
 	}
-	if len(inserted) != 1 || inserted[0].Bisect() == nil || fake.Count("POST ") != 0 {
+	if len(inserted) != 1 || inserted[0].Range == nil || fake.Count("POST ") != 0 {
 		t.Fatalf("the record job queued %+v and posted %d times; want one bisection and no post", inserted, fake.Count("POST "))
 	}
 	bis := &queue.TrackJob{ID: 2, Attempt: 1, MaxAttempts: 5, Args: *inserted[0]}
