@@ -58,8 +58,8 @@ type TrackRequest struct {
 	// else its Change-Id). Both: Gerrit for a culprit whose change is
 	// found there, GitHub for any other. Neither: the culprit is recorded
 	// and said, not commented.
-	GitHub string `json:"github,omitempty"`
-	Gerrit string `json:"gerrit,omitempty"`
+	GitHub review.Repository `json:"github,omitzero"`
+	Gerrit string            `json:"gerrit,omitempty"`
 	// DryRun says what a run would do (the commits it would record, the
 	// bisections and comments waiting) and does none of it: nothing is
 	// benchmarked, recorded or commented.
@@ -88,9 +88,9 @@ func (r *TrackRequest) Validate() error {
 	if err := validThreshold(r.Threshold); err != nil {
 		return err
 	}
-	if r.GitHub != "" {
-		if _, err := review.ParsePullRequest(r.GitHub + "#1"); err != nil {
-			return remedy.Fieldf("github", r.GitHub, "want OWNER/REPO")
+	if !r.GitHub.IsZero() {
+		if _, err := review.ParseRepository(r.GitHub.String()); err != nil {
+			return remedy.Fieldf("github", r.GitHub.String(), "want OWNER/REPO")
 		}
 	}
 	if r.Gerrit != "" {
@@ -855,14 +855,13 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 	switch {
 	case g.Review != nil:
 		// Commented on Gerrit.
-	case req.GitHub != "":
-		owner, repo, _ := strings.Cut(req.GitHub, "/")
+	case !req.GitHub.IsZero():
 		gh, cerr := clients.GitHub()
 		if cerr != nil {
 			return cerr
 		}
 		var prs []int
-		if prs, err = gh.CommitPullRequests(ctx, owner, repo, culprit); err != nil {
+		if prs, err = gh.CommitPullRequests(ctx, req.GitHub.Owner, req.GitHub.Repo, culprit); err != nil {
 			return err
 		}
 		if len(prs) == 0 {
@@ -872,7 +871,7 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 			}
 			break
 		}
-		pr := review.PullRequest{Owner: owner, Repo: repo, Number: prs[0]}
+		pr := req.GitHub.PullRequest(prs[0])
 		t := review.GitHubTarget(pr)
 		g.Review = &t
 		g.Post, err = gh.Post(ctx, pr, review.Message{Kind: kind, Text: regressionText(name, g, true)})

@@ -165,7 +165,7 @@ func TestTrackTarget(t *testing.T) {
 	env := Env{Getenv: func(k string) string {
 		return map[string]string{"GITHUB_TOKEN": reviewtest.Token, "GITHUB_API_URL": gh.URL}[k]
 	}, Tell: func(line string) { fmt.Fprintln(&log, line) }}
-	req := &TrackRequest{Repo: dir, Every: 1, Max: 40, Threshold: 0.05, GitHub: "gopher/work"}
+	req := &TrackRequest{Repo: dir, Every: 1, Max: 40, Threshold: 0.05, GitHub: review.Repository{Owner: "gopher", Repo: "work"}}
 	run := func() *TrackResult {
 		tr := &tracker{req: req, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		res, err := tr.run(context.Background())
@@ -340,7 +340,7 @@ func TestTrackResume(t *testing.T) {
 	run := func() (*TrackResult, error) {
 		// A Gerrit server too, which is never asked: the culprit has no
 		// Change-Id, so its pull request is its review.
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: "gopher/work", Gerrit: "http://127.0.0.1:9"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: review.Repository{Owner: "gopher", Repo: "work"}, Gerrit: "http://127.0.0.1:9"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		return tr.run(context.Background())
 	}
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "commenting on the culprit") {
@@ -449,7 +449,7 @@ func TestTrackGerrit(t *testing.T) {
 	noPR := "no pull request of gopher/work has " + hashes[24][:12] + ", and "
 	several := gs.URL + " has several changes " + ids[24] + ", none with " + hashes[24][:12] + " as a patch set"
 	for run := range 2 {
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, MaxBisect: 4, Threshold: 0.05, Gerrit: gs.URL, GitHub: "gopher/work"}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, MaxBisect: 4, Threshold: 0.05, Gerrit: gs.URL, GitHub: review.Repository{Owner: "gopher", Repo: "work"}}, cfg: config.Default(), env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		res, err := tr.run(context.Background())
 		if err != nil {
 			t.Fatalf("run %d: %v", run+1, err)
@@ -619,7 +619,7 @@ func TestTrackGivesUp(t *testing.T) {
 	cfg := config.Default()
 	cfg.Review.Attempts, cfg.Review.Backoff = 1, time.Millisecond
 	for run := 1; run <= MaxTries+1; run++ {
-		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: "gopher/work"}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
+		tr := &tracker{req: &TrackRequest{Repo: dir, Max: 40, Threshold: 0.05, GitHub: review.Repository{Owner: "gopher", Repo: "work"}}, cfg: cfg, env: env.orDefaults(), store: store, measure: m.measure, bisect: m.bisect(dir)}
 		_, err := tr.run(context.Background())
 		if (err != nil) != (run <= MaxTries) {
 			t.Errorf("run %d: %v, want an error on the first %d only", run, err, MaxTries)
@@ -638,14 +638,14 @@ func TestTrackRequestValidate(t *testing.T) {
 		field string // "" for valid
 	}{
 		{TrackRequest{}, ""},
-		{TrackRequest{Every: 2, Max: 10, MaxBisect: 1, Threshold: 0.05, GitHub: "o/r", Gerrit: "https://go-review.googlesource.com", Range: &Range{hash, hash}}, ""},
+		{TrackRequest{Every: 2, Max: 10, MaxBisect: 1, Threshold: 0.05, GitHub: review.Repository{Owner: "o", Repo: "r"}, Gerrit: "https://go-review.googlesource.com", Range: &Range{hash, hash}}, ""},
 		{TrackRequest{Every: -1}, "every"},
 		{TrackRequest{Max: -1}, "max"},
 		{TrackRequest{MaxBisect: -1}, "max_bisect"},
 		{TrackRequest{Threshold: 1}, "threshold"},
 		{TrackRequest{Threshold: -0.1}, "threshold"},
-		{TrackRequest{GitHub: "o"}, "github"},
-		{TrackRequest{GitHub: "o/r#1"}, "github"},
+		{TrackRequest{GitHub: review.Repository{Owner: "o"}}, "github"},
+		{TrackRequest{GitHub: review.Repository{Owner: "o", Repo: "r#1"}}, "github"},
 		{TrackRequest{Gerrit: "go-review"}, "gerrit"},
 		{TrackRequest{Range: &Range{"HEAD", hash}}, "range"},
 		{TrackRequest{Bench: BenchSettings{Count: -1}}, "bench.count"},

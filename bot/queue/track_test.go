@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 func trackArgs(rg *job.Range) *TrackArgs {
 	return &TrackArgs{Track: "example.com/m@main", Range: rg, Source: "https://github.com/gopher/m", Branch: "main",
-		Request: job.TrackRequest{Every: 2, GitHub: "gopher/m"}}
+		Request: job.TrackRequest{Every: 2, GitHub: review.Repository{Owner: "gopher", Repo: "m"}}}
 }
 
 // TestTrackJobs: a track job and a bisection job of the same track are

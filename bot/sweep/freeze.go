@@ -94,15 +94,15 @@ func (s *Sweep) freezeGerrit(ctx context.Context, tr *TaskResult) (int, error) {
 // those labelled wait-release once open. GitHub's list of issues does not
 // say a pull request's base branch, so every open pull request counts.
 func (s *Sweep) freezeGitHub(ctx context.Context, tr *TaskResult) (int, error) {
-	owner, repo, ok := strings.Cut(s.Repo, "/")
-	if !ok || owner == "" || repo == "" {
-		return 0, fmt.Errorf("sweep: GitHub repository %q is not OWNER/REPO", s.Repo)
+	r, err := review.ParseRepository(s.Repo)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: %v", err)
 	}
 	q := review.IssueQuery{State: "open"}
 	if !s.Freeze.Frozen {
 		q.Labels = []string{freeze.WaitRelease}
 	}
-	prs, err := s.GitHub.PullRequests(ctx, owner, repo, q)
+	prs, err := s.GitHub.PullRequests(ctx, r.Owner, r.Repo, q)
 	if err != nil {
 		return 0, err
 	}
@@ -113,7 +113,7 @@ func (s *Sweep) freezeGitHub(ctx context.Context, tr *TaskResult) (int, error) {
 			continue
 		}
 		n++
-		pr := review.PullRequest{Owner: owner, Repo: repo, Number: p.Number}
+		pr := r.PullRequest(p.Number)
 		ar, err := freeze.ApplyGitHub(ctx, s.GitHub, pr, s.Freeze)
 		errs = append(errs, s.record(tr, pr.String(), "", ar, err))
 	}

@@ -88,8 +88,8 @@ func Open(ctx context.Context, s *Setup) (*Options, func(), error) {
 		}
 	}
 	if repo := cmp.Or(s.Repo, cfg.Sweep.GitHub); repo != "" {
-		if _, err := review.ParsePullRequest(repo + "#1"); err != nil {
-			return nil, nil, &remedy.FieldError{Field: "github", Reason: fmt.Sprintf("%q is not a repository like owner/repo", repo)}
+		if _, err := review.ParseRepository(repo); err != nil {
+			return nil, nil, &remedy.FieldError{Field: "github", Reason: err.Error()}
 		}
 		var err error
 		if o.GitHub, err = clients.GitHub(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // TrackTask records the branch of the configuration's track section, as
@@ -32,8 +33,15 @@ func TrackTask(ctx context.Context, s *Sweep) (*TaskResult, error) {
 	if tc.Branch == "" {
 		return &TaskResult{Summary: "nothing to track: track.branch is not set"}, nil
 	}
-	req := job.TrackRequest{Every: tc.Every, Max: tc.Max, MaxBisect: tc.MaxBisect, GitHub: s.Repo,
+	req := job.TrackRequest{Every: tc.Every, Max: tc.Max, MaxBisect: tc.MaxBisect,
 		Bench: job.BenchSettings{Packages: tc.Packages, Bench: tc.Bench, Count: tc.Count}}
+	if s.Repo != "" {
+		r, err := review.ParseRepository(s.Repo)
+		if err != nil {
+			return nil, &remedy.FieldError{Field: "github", Value: s.Repo, Reason: err.Error()}
+		}
+		req.GitHub = r
+	}
 	if s.Gerrit != nil {
 		req.Gerrit = s.Gerrit.URL()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 	"github.com/patchbot/patchbot/step/track"
 )
@@ -105,7 +106,7 @@ func TestTrackJob(t *testing.T) {
 		TrackQueue: &inserted,
 	}
 	args := queue.TrackArgs{Track: "example.com/w@main", Source: bare, Branch: "main",
-		Request: job.TrackRequest{Threshold: 0.5, GitHub: "owner/repo", Max: 20, Bench: job.BenchSettings{Count: 3, Benchtime: "50ms"}}}
+		Request: job.TrackRequest{Threshold: 0.5, GitHub: review.Repository{Owner: "owner", Repo: "repo"}, Max: 20, Bench: job.BenchSettings{Count: 3, Benchtime: "50ms"}}}
 	ctx := context.Background()
 	if err := w.HandleTrack(ctx, &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5, Args: args}); err != nil {
 		t.Fatal(err)
@@ -187,7 +188,7 @@ func TestTrackJobBadSource(t *testing.T) {
 // refused alike.
 func TestTrackJobRefused(t *testing.T) {
 	w, bare := bareWorker(t, map[string]string{"go.mod": "module example.com/m\n"})
-	for _, req := range []job.TrackRequest{{GitHub: "nope"}, {Every: -1}, {Threshold: 2}, {Bench: job.BenchSettings{Bench: "("}}} {
+	for _, req := range []job.TrackRequest{{GitHub: review.Repository{Owner: "nope"}}, {Every: -1}, {Threshold: 2}, {Bench: job.BenchSettings{Bench: "("}}} {
 		err := w.HandleTrack(context.Background(), &queue.TrackJob{ID: 1, Attempt: 1, MaxAttempts: 5,
 			Args: queue.TrackArgs{Track: "t", Source: bare, Branch: "main", Request: req}})
 		if err == nil || !permanent(err) {

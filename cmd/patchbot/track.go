@@ -7,6 +7,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/track"
 )
 
@@ -54,7 +55,8 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 		maxBisect := fs.Int("max-bisect", 0, "bisect at most `N` slowdowns a run (default: track.max_bisect)")
 		var threshold config.Percent
 		fs.Var(&threshold, "threshold", "the smallest change that counts, a `PERCENT` like 5% (default: bench.threshold)")
-		ghRepo := fs.String("github", "", "comment on the pull requests of `OWNER/REPO` (GITHUB_TOKEN, GITHUB_API_URL)")
+		var ghRepo review.Repository
+		fs.TextVar(&ghRepo, "github", review.Repository{}, "comment on the pull requests of `OWNER/REPO` (GITHUB_TOKEN, GITHUB_API_URL)")
 		gerritURL := fs.String("gerrit", "", "comment on the changes of the Gerrit server at `URL` (credentials as for post)")
 		dryRun := fs.Bool("n", false, "say what a run would record, bisect and comment; run and write nothing")
 		oldDryRun := renamed(fs, "dry-run", "n")
@@ -117,7 +119,7 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			}
 			req := &job.TrackRequest{Repo: *bf.repo, Branch: *branch, Name: *name,
 				Every: cmp.Or(*every, tc.Every), Max: cmp.Or(*maxN, tc.Max), MaxBisect: cmp.Or(*maxBisect, tc.MaxBisect),
-				Threshold: threshold.Fraction(), GitHub: *ghRepo, Gerrit: *gerritURL, DryRun: *dryRun, Bench: bs}
+				Threshold: threshold.Fraction(), GitHub: ghRepo, Gerrit: *gerritURL, DryRun: *dryRun, Bench: bs}
 			if !set["threshold"] {
 				req.Threshold = 0 // bench.threshold
 			}

@@ -129,3 +129,28 @@ func FuzzParseTarget(f *testing.F) {
 		}
 	})
 }
+
+func TestRepository(t *testing.T) {
+	for _, s := range []string{"golang/go", "gopher/my.repo_1", "a-b/c"} {
+		r, err := ParseRepository(s)
+		if err != nil || r.String() != s {
+			t.Errorf("ParseRepository(%q) = %+v, %v", s, r, err)
+		}
+		var back Repository
+		if err := back.UnmarshalText([]byte(s)); err != nil || back != r {
+			t.Errorf("UnmarshalText(%q) = %+v, %v", s, back, err)
+		}
+	}
+	for _, s := range []string{"golang", "golang/go#1", "golang/go/x", "a/..", "a/.", "a b/c", "/go", "golang/"} {
+		if r, err := ParseRepository(s); err == nil {
+			t.Errorf("ParseRepository(%q) = %+v, want an error", s, r)
+		}
+	}
+	var r Repository
+	if err := r.UnmarshalText(nil); err != nil || !r.IsZero() {
+		t.Errorf("UnmarshalText of nothing = %+v, %v", r, err)
+	}
+	if pr := MustParsePullRequest("golang/go#7"); pr.Repository().PullRequest(7) != pr {
+		t.Errorf("a pull request's repository's pull request is %v", pr.Repository().PullRequest(7))
+	}
+}
