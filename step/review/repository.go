@@ -36,7 +36,9 @@ func (r Repository) String() string {
 func (r Repository) IsZero() bool { return r == Repository{} }
 
 // PullRequest returns r's pull request number n.
-func (r Repository) PullRequest(n int) PullRequest { return PullRequest{Owner: r.Owner, Repo: r.Repo, Number: n} }
+func (r Repository) PullRequest(n int) PullRequest {
+	return PullRequest{Owner: r.Owner, Repo: r.Repo, Number: n}
+}
 
 // Repository returns the repository of p.
 func (p PullRequest) Repository() Repository { return Repository{p.Owner, p.Repo} }
