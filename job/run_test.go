@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/internal/example"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/freeze"
 	"github.com/patchbot/patchbot/step/port"
@@ -42,22 +42,10 @@ func sources(t *testing.T) *freeze.Sources {
 	return s
 }
 
-// gitOutput runs git in dir and returns its output.
-func gitOutput(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // state returns what a run must not change in a repository: its refs, and
 // the status of its work tree.
 func state(t *testing.T, dir string) string {
-	return gitOutput(t, dir, "for-each-ref") + "\n" + gitOutput(t, dir, "status", "--porcelain")
+	return gittest.Git(t, dir, "for-each-ref") + "\n" + gittest.Git(t, dir, "status", "--porcelain")
 }
 
 // TestRunSteps runs the job on the example's base (as a user's repository)
@@ -137,7 +125,7 @@ func TestRunSteps(t *testing.T) {
 			if dir != "" {
 				after := state(t, dir)
 				if tt.branch {
-					after = strings.Replace(after, gitOutput(t, dir, "for-each-ref", "refs/heads/port/")+"\n", "", 1)
+					after = strings.Replace(after, gittest.Git(t, dir, "for-each-ref", "refs/heads/port/")+"\n", "", 1)
 				}
 				if after != before {
 					t.Errorf("the repository changed:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -167,7 +155,7 @@ func TestKeep(t *testing.T) {
 	if !res.Kept {
 		t.Fatalf("Kept is false")
 	}
-	if got := gitOutput(t, filepath.Join(res.Scratch, "repo"), "rev-parse", res.Port.Branch); got != res.Port.Head {
+	if got := gittest.Git(t, filepath.Join(res.Scratch, "repo"), "rev-parse", res.Port.Branch); got != res.Port.Head {
 		t.Errorf("branch %s is at %s in the kept repository, want %s", res.Port.Branch, got, res.Port.Head)
 	}
 	for _, name := range []string{"old.txt", "new.txt"} {

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
@@ -36,27 +36,11 @@ import (
 // returns its directory and the hashes, the first one's first.
 func trackHistory(t *testing.T, n int) (string, []string) {
 	t.Helper()
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=G", "GIT_AUTHOR_EMAIL=g@example.com", "GIT_COMMITTER_NAME=G", "GIT_COMMITTER_EMAIL=g@example.com", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/work\n\ngo 1.26\n"), 0o644)
-	var hashes []string
-	for i := 0; i <= n; i++ {
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), []byte(fmt.Sprint(i)), 0o644)
-		run("add", "-A")
-		run("commit", "-q", "-m", fmt.Sprintf("commit %d\n\nbody", i))
-		hashes = append(hashes, run("rev-parse", "HEAD"))
-	}
-	return dir, hashes
+	r := gittest.New(t)
+	r.Write(map[string]string{"go.mod": "module example.com/work\n\ngo 1.26\n"})
+	return r.Dir, r.History(n, func(i int) map[string]string {
+		return map[string]string{fmt.Sprintf("f%02d.txt", i): fmt.Sprint(i)}
+	})
 }
 
 // trackModel models a history's benchmark: time(i) at the i-th commit,
@@ -689,11 +673,11 @@ func TestTrackNameRefusals(t *testing.T) {
 	dir := t.TempDir()
 	_, _, err := TrackName(&TrackRequest{Repo: dir})
 	checkField(t, "outside a repository", err, "repo")
-	gitOutput(t, dir, "init", "-q", "-b", "main")
-	gitOutput(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "first")
+	gittest.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "first")
 	_, _, err = TrackName(&TrackRequest{Repo: dir})
 	checkField(t, "without a module", err, "name")
-	gitOutput(t, dir, "checkout", "-q", "--detach")
+	gittest.Git(t, dir, "checkout", "-q", "--detach")
 	_, _, err = TrackName(&TrackRequest{Repo: dir})
 	checkField(t, "on a detached HEAD", err, "branch")
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n"), 0o666); err != nil {
@@ -707,23 +691,14 @@ func TestTrackNameRefusals(t *testing.T) {
 // TestTrackBrokenCommit: a commit whose benchmarks do not build is
 // recorded with the compiler's message, not only the line that says so.
 func TestTrackBrokenCommit(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	commit := func(msg string) {
-		gitOutput(t, dir, "add", "-A")
-		gitOutput(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", msg)
-	}
-	gitOutput(t, dir, "init", "-q", "-b", "main")
-	write("go.mod", "module example.com/b\n\ngo 1.22\n")
-	write("b.go", "package b\n\nfunc F() int { return 1 }\n")
-	write("b_test.go", "package b\n\nimport \"testing\"\n\nfunc BenchmarkF(b *testing.B) {\n\tfor b.Loop() {\n\t\tF()\n\t}\n}\n")
-	commit("b: add")
-	write("b.go", "package b\n\nfunc F() int { return undefinedName }\n")
-	commit("b: break")
+	r := gittest.New(t)
+	dir := r.Dir
+	r.Commit("b: add", map[string]string{
+		"go.mod":    "module example.com/b\n\ngo 1.22\n",
+		"b.go":      "package b\n\nfunc F() int { return 1 }\n",
+		"b_test.go": "package b\n\nimport \"testing\"\n\nfunc BenchmarkF(b *testing.B) {\n\tfor b.Loop() {\n\t\tF()\n\t}\n}\n",
+	})
+	r.Commit("b: break", map[string]string{"b.go": "package b\n\nfunc F() int { return undefinedName }\n"})
 	var said strings.Builder
 	env := Env{Tracks: openTestStore(t), Tell: func(l string) { fmt.Fprintln(&said, l) }}
 	res, err := Track(context.Background(), &TrackRequest{Repo: dir, Bench: BenchSettings{Count: 1, Benchtime: "1x"}}, config.Default(), env)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/db"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/track"
@@ -20,33 +20,16 @@ import (
 // trackRepo makes a Go module with a benchmark and three commits on main.
 func trackRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-			"GIT_AUTHOR_NAME=G", "GIT_AUTHOR_EMAIL=g@example.com", "GIT_COMMITTER_NAME=G", "GIT_COMMITTER_EMAIL=g@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	run("init", "-q", "-b", "main")
-	files := map[string]string{
+	r := gittest.New(t)
+	r.Commit("s: add", map[string]string{
 		"go.mod":    "module example.com/s\n\ngo 1.26\n",
 		"s.go":      "package s\n\nfunc S(n int) int { return n * n }\n",
 		"s_test.go": "package s\n\nimport \"testing\"\n\nvar sink int\n\nfunc BenchmarkS(b *testing.B) {\n\tfor i := range b.N {\n\t\tsink = S(i)\n\t}\n}\n",
-	}
-	for name, data := range files {
-		os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
-	}
-	run("add", "-A")
-	run("commit", "-q", "-m", "s: add")
+	})
 	for _, n := range []string{"1", "2"} {
-		os.WriteFile(filepath.Join(dir, "README"), []byte(n), 0o644)
-		run("add", "-A")
-		run("commit", "-q", "-m", "readme "+n)
+		r.Commit("readme "+n, map[string]string{"README": n})
 	}
-	return dir
+	return r.Dir
 }
 
 func trackConfig(t *testing.T, yaml string) *config.Config {

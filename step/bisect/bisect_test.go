@@ -3,12 +3,11 @@ package bisect
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -16,26 +15,8 @@ import (
 // and returns its directory and the hashes, the first one's first.
 func history(t *testing.T, n int) (string, []string) {
 	t.Helper()
-	dir := t.TempDir()
-	run := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=G", "GIT_AUTHOR_EMAIL=g@example.com", "GIT_COMMITTER_NAME=G", "GIT_COMMITTER_EMAIL=g@example.com")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	run("init", "-q", "-b", "main")
-	var hashes []string
-	for i := 0; i <= n; i++ {
-		os.WriteFile(filepath.Join(dir, "f.txt"), []byte(fmt.Sprint(i)), 0o644)
-		run("add", "f.txt")
-		run("commit", "-q", "-m", fmt.Sprintf("commit %d\n\nbody", i))
-		hashes = append(hashes, run("rev-parse", "HEAD"))
-	}
-	return dir, hashes
+	r := gittest.New(t)
+	return r.Dir, r.History(n, nil)
 }
 
 // fakeCompare compares by a model of each commit's time: time(i) of the
