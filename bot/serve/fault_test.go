@@ -23,6 +23,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/pgtest"
 	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/step/review"
@@ -124,7 +125,7 @@ func startServeOn(tb testing.TB, db string, workers int, prs ...int) *serveFixtu
 	}
 	git := func(dir string, args ...string) string {
 		tb.Helper()
-		return serveGit(tb, dir, args...)
+		return gittest.Git(tb, dir, args...)
 	}
 	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module example.com/w\n\ngo 1.22\n"), 0o666); err != nil {
 		tb.Fatal(err)
@@ -1305,8 +1306,8 @@ func TestServeHeadMoved(t *testing.T) {
 	written := time.Now().Add(-5 * time.Second)
 	// The push: a commit on top of the head, in GitHub's git.
 	bare := filepath.Join(f.gh, "owner", "repo")
-	moved := serveGit(t, bare, "commit-tree", "-p", f.head, "-m", "pushed after the command", f.head+"^{tree}")
-	serveGit(t, bare, "update-ref", "refs/pull/12/head", moved)
+	moved := gittest.Git(t, bare, "commit-tree", "-p", f.head, "-m", "pushed after the command", f.head+"^{tree}")
+	gittest.Git(t, bare, "update-ref", "refs/pull/12/head", moved)
 	f.fake.SetHead(12, moved)
 	pushEvent("h-push", "synchronize", moved)
 	f.deliver(signedDelivery("h-old", ghComment{pr: 12, id: 121, login: "gopher", body: "/patchbot freeze", at: written}), http.StatusAccepted, "queued job")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/pgtest"
 )
 
@@ -156,21 +157,21 @@ func TestServeKilledMidJob(t *testing.T) {
 	// at the pull request's head.
 	src := t.TempDir()
 	bare := filepath.Join(f.gh, "owner", "repo")
-	serveGit(t, src, "clone", "-q", bare, ".")
+	gittest.Git(t, src, "clone", "-q", bare, ".")
 	slow := func(d string) {
 		os.MkdirAll(filepath.Join(src, "slow"), 0o777)
 		code := "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
 		if err := os.WriteFile(filepath.Join(src, "slow", "slow_test.go"), []byte(code), 0o666); err != nil {
 			t.Fatal(err)
 		}
-		serveGit(t, src, "add", "-A")
-		serveGit(t, src, "commit", "-q", "-m", "slow: "+d)
+		gittest.Git(t, src, "add", "-A")
+		gittest.Git(t, src, "commit", "-q", "-m", "slow: "+d)
 	}
 	slow("300 * time.Millisecond")
-	serveGit(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
+	gittest.Git(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
 	slow("250 * time.Millisecond")
-	head := serveGit(t, src, "rev-parse", "HEAD")
-	serveGit(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
+	head := gittest.Git(t, src, "rev-parse", "HEAD")
+	gittest.Git(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
 	f.fake.SetHead(pr, head)
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/serve"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
@@ -42,22 +43,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
-}
-
-// serveGit runs git in dir for the serve tests' repositories, with a fixed
-// identity and no configuration of the user's, and returns its output.
-func serveGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
-		"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // serveGitHTTP serves the bare repositories under root over git's smart
@@ -118,17 +103,17 @@ func TestServeGitHub(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	serveGit(t, bare, "init", "-q", "--bare")
-	serveGit(t, src, "init", "-q", "-b", "main")
-	serveGit(t, src, "add", "-A")
-	serveGit(t, src, "commit", "-q", "-m", "base")
-	serveGit(t, src, "push", "-q", bare, "HEAD:refs/heads/main")
+	gittest.Git(t, bare, "init", "-q", "--bare")
+	gittest.Git(t, src, "init", "-q", "-b", "main")
+	gittest.Git(t, src, "add", "-A")
+	gittest.Git(t, src, "commit", "-q", "-m", "base")
+	gittest.Git(t, src, "push", "-q", bare, "HEAD:refs/heads/main")
 	if err := os.WriteFile(filepath.Join(src, "n.go"), []byte("package w\n\nconst N = 2\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	serveGit(t, src, "commit", "-q", "-am", "w: N is 2")
-	head := serveGit(t, src, "rev-parse", "HEAD")
-	serveGit(t, src, "push", "-q", bare, "HEAD:refs/pull/1/head")
+	gittest.Git(t, src, "commit", "-q", "-am", "w: N is 2")
+	head := gittest.Git(t, src, "rev-parse", "HEAD")
+	gittest.Git(t, src, "push", "-q", bare, "HEAD:refs/pull/1/head")
 
 	fake := reviewtest.NewGitHub("owner/repo")
 	t.Cleanup(fake.Close)

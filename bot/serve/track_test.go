@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/patchbot/patchbot/bot/serve"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
@@ -43,8 +44,8 @@ func TestServeTrack(t *testing.T) {
 	gitRoot, src := filepath.Join(root, "git"), filepath.Join(root, "src")
 	bare := filepath.Join(gitRoot, "w.git")
 	os.MkdirAll(gitRoot, 0o777)
-	serveGit(t, root, "init", "-q", "--bare", bare)
-	serveGit(t, root, "init", "-q", "-b", "main", src)
+	gittest.Git(t, root, "init", "-q", "--bare", bare)
+	gittest.Git(t, root, "init", "-q", "-b", "main", src)
 	var hashes []string
 	for i := range 12 {
 		files := map[string]string{"README": strings.Repeat("line\n", i+1)}
@@ -61,11 +62,11 @@ func TestServeTrack(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		serveGit(t, src, "add", "-A")
-		serveGit(t, src, "commit", "-q", "-m", msg)
-		hashes = append(hashes, serveGit(t, src, "rev-parse", "HEAD"))
+		gittest.Git(t, src, "add", "-A")
+		gittest.Git(t, src, "commit", "-q", "-m", msg)
+		hashes = append(hashes, gittest.Git(t, src, "rev-parse", "HEAD"))
 	}
-	serveGit(t, src, "push", "-q", bare, "main")
+	gittest.Git(t, src, "push", "-q", bare, "main")
 	gitURL, _ := serveGitHTTP(t, gitRoot)
 
 	fake := reviewtest.NewGitHub("owner/repo")
