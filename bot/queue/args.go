@@ -62,6 +62,10 @@ type Args struct {
 	// Delivery is the event that carried the command: the webhook's
 	// delivery id, or the Gerrit message id.
 	Delivery string `json:"delivery,omitempty"`
+	// Message is the comment's or review message's id (Origin.Message):
+	// a delivery of a message that has a job already, under whatever
+	// delivery id and however late, is that job's (JobOfMessage).
+	Message string `json:"message,omitempty"`
 
 	// Request is the job itself.
 	Request job.Request `json:"request"`

@@ -42,7 +42,7 @@ type Origin struct {
 // (refusal): bound to no revision, it is unique by its ReplyKey
 // (MessageKey, AuthorKey). Ignore and Lookup make no job.
 func NewJob(t review.Target, rev review.Revision, d command.Decision, o Origin, req job.Request) (*Args, error) {
-	a := &Args{Review: t, Who: o.Who, Delivery: o.Delivery}
+	a := &Args{Review: t, Who: o.Who, Delivery: o.Delivery, Message: o.Message}
 	switch d.Verdict {
 	case command.Run:
 		if d.Command == nil {

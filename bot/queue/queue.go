@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
@@ -42,6 +43,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/db"
 	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // Defaults of Options.
@@ -732,6 +734,31 @@ func (q *Queue) Job(ctx context.Context, id int64) (JobInfo, error) {
 		return JobInfo{}, fmt.Errorf("queue: job %d: %w", id, err)
 	}
 	return infoOf(r), nil
+}
+
+// JobOfMessage returns the newest job of the message (a comment's id,
+// Args.Message) on the review t, and whether there is one, in any state
+// River still keeps: the job a redelivery of the message would make
+// again, whatever its delivery id, whatever process or restart came
+// between.
+func (q *Queue) JobOfMessage(ctx context.Context, t review.Target, message string) (JobInfo, bool, error) {
+	if message == "" {
+		return JobInfo{}, false, nil
+	}
+	query := `SELECT id FROM river_job WHERE kind = $1 AND json_extract(args, '$.review') = $2 AND json_extract(args, '$.message') = $3 ORDER BY id DESC LIMIT 1`
+	if q.db.Engine == "postgres" {
+		query = `SELECT id FROM river_job WHERE kind = $1 AND args->>'review' = $2 AND args->>'message' = $3 ORDER BY id DESC LIMIT 1`
+	}
+	var id int64
+	err := q.exec.QueryRow(ctx, query, JobKind, t.String(), message).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows):
+		return JobInfo{}, false, nil
+	case err != nil:
+		return JobInfo{}, false, fmt.Errorf("queue database %s: the job of message %s: %w", q.db, message, db.Scrub(err, q.db))
+	}
+	info, err := q.Job(ctx, id)
+	return info, err == nil, err
 }
 
 // infoOf is River's row as a JobInfo.

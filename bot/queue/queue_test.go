@@ -544,3 +544,29 @@ func target(s string) review.Target {
 	}
 	return t
 }
+
+// TestJobOfMessage: the job of a message is found by the message's id and
+// review, whatever delivery carried it; another message, or the same id
+// on another review, has none.
+func TestJobOfMessage(t *testing.T) {
+	t.Parallel()
+	q := open(t, dbURL(t), Options{})
+	a := args("a")
+	a.Message, a.Delivery = "1001", "delivery-1"
+	res, err := q.Insert(t.Context(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, ok, err := q.JobOfMessage(t.Context(), a.Review, "1001")
+	if err != nil || !ok || j.ID != res.ID {
+		t.Errorf("JobOfMessage(1001) = %+v, %v, %v; want job %d", j, ok, err, res.ID)
+	}
+	for _, c := range []struct {
+		review  string
+		message string
+	}{{"github:golang/go#8311", "1002"}, {"github:golang/go#1", "1001"}, {"github:golang/go#8311", ""}} {
+		if j, ok, err := q.JobOfMessage(t.Context(), target(c.review), c.message); ok || err != nil {
+			t.Errorf("JobOfMessage(%s, %q) = %+v, %v, %v; want none", c.review, c.message, j, ok, err)
+		}
+	}
+}

@@ -89,6 +89,8 @@ type Queue interface {
 	Check(ctx context.Context) error
 	// Job returns a job by its id.
 	Job(ctx context.Context, id int64) (queue.JobInfo, error)
+	// JobOfMessage returns the job a comment made, if any.
+	JobOfMessage(ctx context.Context, t review.Target, message string) (queue.JobInfo, bool, error)
 }
 
 var _ Queue = (*queue.Queue)(nil)

@@ -453,6 +453,7 @@ func TestEndToEnd(t *testing.T) {
 		Options:  "-count 5 ./codec",
 		Who:      "alice",
 		Delivery: "d-1",
+		Message:  "42",
 		Request: job.Request{
 			Steps:  []string{job.StepBench, job.StepPost},
 			Branch: "master", // the pull request's base, as the webhook read it
@@ -480,15 +481,15 @@ func TestEndToEnd(t *testing.T) {
 	if len(e.gh.Requests()) != n {
 		t.Errorf("a redelivery read GitHub: %q", e.gh.Requests()[n:])
 	}
-	// After a restart (a new handler on the same queue), the queue's
-	// uniqueness makes it a duplicate.
+	// After a restart (a new handler on the same queue), the queue knows
+	// the comment's job.
 	h2, err := New(e.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := httptest.NewRecorder()
 	h2.ServeHTTP(w, request("d-1", "issue_comment", c.payload()))
-	if w.Code != 200 || !strings.HasPrefix(w.Body.String(), fmt.Sprintf("duplicate of job %d", j.ID)) {
+	if w.Code != 200 || !strings.HasPrefix(w.Body.String(), fmt.Sprintf("this comment has job %d already", j.ID)) {
 		t.Errorf("redelivery after a restart: %d %s", w.Code, w.Body)
 	}
 	// Another reviewer asking the same on the same head: the same job,
@@ -790,4 +791,37 @@ func TestRateLimitDeferred(t *testing.T) {
 		t.Errorf("decided: %s; want alice's bench of %s", &b.Args, head1)
 	}
 	e.wantJobs("bench github:gopher/codec#7 @ "+head1, "decide github:gopher/codec#7 @ defer:77")
+}
+
+// TestRedeliveredAfterRestart (#44 D1): a comment whose command was queued
+// is that job's, whenever and however it is delivered again: GitHub's
+// Redeliver keeps the delivery id and the comment's created_at, so after
+// a restart (no delivery remembered), past MaxCommentAge, and after the
+// head moved, it must not be told "Nothing was run: ask again"; nor a
+// relay of it under a new delivery id get a second reply.
+func TestRedeliveredAfterRestart(t *testing.T) {
+	now := testNow.Add(time.Second)
+	e := newEnv(t, false, func(c *Config) { c.Now = func() time.Time { return now } })
+	e.deliver("d1-first", comment{Body: "/patchbot bench"}, 202)
+	first := e.identities(t)
+	if len(first) != 1 || !strings.HasPrefix(first[0], "bench github:gopher/codec#7 @ ") {
+		t.Fatalf("jobs after the first delivery: %q", first)
+	}
+	now = testNow.Add(3 * time.Hour) // past MaxCommentAge
+	e.gh.SetHead(7, head2)           // and the head moved
+	for _, delivery := range []string{"d1-first", "d1-relayed"} {
+		h, err := New(e.cfg) // a new process: nothing remembered but the queue
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, request(delivery, "issue_comment", comment{Body: "/patchbot bench"}.payload()))
+		if w.Code != 200 || !strings.Contains(w.Body.String(), "has job") {
+			t.Errorf("delivery %s again, after a restart: %d %s; want 200, the comment's job", delivery, w.Code, w.Body.String())
+		}
+	}
+	e.wantJobs(first...)
+	if n := e.gh.Count("GET /api/v3/repos/gopher/codec/pulls/"); n != 1 {
+		t.Errorf("the head was read %d times; want once, for the first delivery", n)
+	}
 }

@@ -443,6 +443,22 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 		return outcome{http.StatusBadGateway, "lookup failed", "reading " + what + " failed; redeliver once GitHub answers"}
 	}
 	dec := h.cfg.Trust.GitHub(gc)
+	if dec.Verdict != command.Ignore && !deferred {
+		// The queue first: a comment that has a job (its command's, or
+		// its reply) was delivered before, under this delivery id or
+		// another, before a restart or to another process. It is
+		// that job's, answered or to be; checked again (its age, the
+		// head since), it would be told to ask again for what ran.
+		prev, ok, err := h.cfg.Queue.JobOfMessage(ctx, target, strconv.FormatInt(c.Comment, 10))
+		if err != nil {
+			d.add(slog.String("error", err.Error()))
+			return outcome{http.StatusInternalServerError, "queue failed", "the queue could not be read; redeliver"}
+		}
+		if ok {
+			d.add(slog.Int64("job", prev.ID), slog.Bool("duplicate", true))
+			return outcome{http.StatusOK, "duplicate", fmt.Sprintf("this comment has job %d already (%s): nothing new queued", prev.ID, prev.State)}
+		}
+	}
 	if dec.Verdict == command.Lookup {
 		p, cached := h.perms.get(pr.Owner, pr.Repo, gc.Login)
 		if !cached {
