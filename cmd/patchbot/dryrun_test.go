@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -154,6 +155,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 	}
 	if out, _ := patchbot("track", "-show", "-repo", dir, "-db", db, "-name", "t"); out != "t: nothing recorded yet\n" {
 		t.Errorf("after track's dry runs, track -show says:\n%s\nwant nothing recorded", out)
+	}
+	if _, err := os.Stat(filepath.Join(files, "q.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("track's dry runs and -show made the database file (%v)", err)
 	}
 	for _, r := range gh.Requests() {
 		if !strings.HasPrefix(r, "GET ") {

@@ -2,7 +2,10 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/db"
@@ -125,6 +128,18 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			}
 			if err := req.Validate(); err != nil {
 				return jobError(err)
+			}
+			if (*dryRun || *show) && d.Engine == "sqlite" {
+				if _, err := os.Stat(d.Path); errors.Is(err, os.ErrNotExist) {
+					// Nothing is recorded, and a dry run or a look
+					// makes no database: an empty one of its own.
+					tmp, err := os.MkdirTemp("", "patchbot-track-")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(tmp)
+					d.Path = filepath.Join(tmp, "empty.db")
+				}
 			}
 			store, closeStore, err := track.OpenDatabase(e.ctx, d)
 			if err != nil {
