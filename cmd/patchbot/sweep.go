@@ -16,7 +16,7 @@ import (
 
 var cmdSweep = &subcommand{
 	name:  "sweep",
-	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-for NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N]",
+	args:  "[-config FILE] [-only TASK] [-n] [-json] [-at DATE] [-offline] [-for NAME] [-gerrit URL] [-query Q] [-github OWNER/REPO] [-db URL] [-max-stale N] [-work DIR] [-unsafe-no-sandbox]",
 	short: "do the periodic chores once: freeze hashtags, stale benchmarks, a report",
 	long: `Sweep runs a table of named tasks once, for a cron job or a scheduled
 GitHub Action, each whatever the others did:
