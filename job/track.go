@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/remedy"
@@ -24,7 +22,6 @@ import (
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/bisect"
 	"github.com/patchbot/patchbot/step/changepoint"
-	"github.com/patchbot/patchbot/step/port"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/track"
 )
@@ -934,9 +931,9 @@ func changeIDOf(dir, hash string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := r.CommitObject(plumbing.NewHash(hash))
+	c, err := repo.Resolve(r, hash)
 	if err != nil {
 		return "", fmt.Errorf("track: the culprit %s: %v", abbrev.Hash(hash), err)
 	}
-	return port.ChangeID(c.Message), nil
+	return repo.ChangeID(c.Message), nil
 }

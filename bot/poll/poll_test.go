@@ -266,7 +266,7 @@ func TestEventArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(a)
-	want := `{"review":"gerrit:go-review.example.com:12","revision":"3:5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c","command":"bench","options":"-count 7 ./codec","who":"r@example.com","delivery":"abc",` +
+	want := `{"review":"gerrit:go-review.example.com:12","revision":"3:5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c","command":"bench","options":"-count 7 ./codec","who":"r@example.com","delivery":"abc","message":"abc",` +
 		`"request":{"steps":["bench","post"],"branch":"release-branch.go1.4","bench":{"packages":["./codec"],"count":7},` +
 		`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`
 	if string(got) != want {
@@ -289,10 +289,10 @@ func TestEventArgs(t *testing.T) {
 		verdict command.Verdict
 		want    string
 	}{
-		{command.Refuse, `{"review":"gerrit:go-review.example.com:12","reply":"author:1000001","command":"refuse","who":"r@example.com","delivery":"abc",` +
+		{command.Refuse, `{"review":"gerrit:go-review.example.com:12","reply":"author:1000001","command":"refuse","who":"r@example.com","delivery":"abc","message":"abc",` +
 			`"request":{"steps":["post"],"post":{"kind":"refusal-1000001","text":"Sorry"},` +
 			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
-		{command.Answer, `{"review":"gerrit:go-review.example.com:12","reply":"message:abc","command":"help","who":"r@example.com","delivery":"abc",` +
+		{command.Answer, `{"review":"gerrit:go-review.example.com:12","reply":"message:abc","command":"help","who":"r@example.com","delivery":"abc","message":"abc",` +
 			`"request":{"steps":["post"],"post":{"kind":"help-abc","text":"Sorry"},` +
 			`"gerrit":{"server":"https://go-review.example.com","change":"12","revision":"5a295b08adeb1b23f1b7d1a0d49e2c1e5b4f6a7c"}}}`},
 	} {

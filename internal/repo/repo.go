@@ -14,8 +14,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/mod/modfile"
 
 	"github.com/patchbot/patchbot/internal/remedy"
@@ -79,4 +83,66 @@ func ModulePath(dir string) (string, error) {
 			return "", fmt.Errorf("%s: no go.mod here or above", dir)
 		}
 	}
+}
+
+// Resolve returns the commit a revision names (a hash, branch, tag or an
+// expression such as HEAD~2).
+func Resolve(r *git.Repository, rev string) (*object.Commit, error) {
+	h, err := r.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, err
+	}
+	return r.CommitObject(*h)
+}
+
+// How a FirstParents walk ended.
+const (
+	Stopped = iota // at the commit stop chose, which is not in the list
+	AtMax          // with max commits
+	AtRoot         // at a commit without parents, which is in the list
+)
+
+// FirstParents walks the first-parent history from c, newest first: the
+// branch's own commits, one per merged change, as git log --first-parent
+// and git bisect --first-parent take them. It returns the commits before
+// the first one stop chooses (nil: none), at most max, and how the walk
+// ended.
+func FirstParents(c *object.Commit, stop func(*object.Commit) bool, max int) ([]*object.Commit, int, error) {
+	var list []*object.Commit
+	for {
+		if stop != nil && stop(c) {
+			return list, Stopped, nil
+		}
+		if len(list) == max {
+			return list, AtMax, nil
+		}
+		list = append(list, c)
+		if c.NumParents() == 0 {
+			return list, AtRoot, nil
+		}
+		p, err := c.Parent(0)
+		if err != nil {
+			return nil, 0, err
+		}
+		c = p
+	}
+}
+
+// Subject returns a commit's subject, its message's first line.
+func Subject(c *object.Commit) string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return s
+}
+
+var changeIDRE = regexp.MustCompile(`(?m)^Change-Id: I[0-9a-f]{40}\s*$`)
+
+// ChangeID returns the Change-Id trailer's value in msg (a commit's
+// message), or "" when it has none; of several (a squash of commits each
+// with its own), the last, as Gerrit reads the footer.
+func ChangeID(msg string) string {
+	m := changeIDRE.FindAllString(msg, -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(m[len(m)-1], "Change-Id: "))
 }

@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/remedy"
 )
 
@@ -59,5 +62,53 @@ func TestModulePath(t *testing.T) {
 	}
 	if p, err := ModulePath(sub); err == nil {
 		t.Errorf("ModulePath of a go.mod without a module line = %q, no error", p)
+	}
+}
+
+func TestFirstParents(t *testing.T) {
+	r := gittest.New(t)
+	hashes := r.History(4, nil)
+	// A side branch merged: its commit is no first parent.
+	r.Git("checkout", "-q", "-b", "side", hashes[2])
+	side := r.Commit("side", map[string]string{"side.txt": "x"})
+	r.Git("checkout", "-q", "main")
+	r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	g, err := Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := Resolve(g, "main")
+	if err != nil || Subject(head) != "merge side" {
+		t.Fatalf("Resolve(main) = %v, %v", head, err)
+	}
+	names := func(list []*object.Commit) []string {
+		var s []string
+		for _, c := range list {
+			s = append(s, Subject(c))
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		stop string // a hash, or ""
+		max  int
+		want []string
+		end  int
+	}{
+		{"", 100, []string{"merge side", "commit 4", "commit 3", "commit 2", "commit 1", "commit 0"}, AtRoot},
+		{hashes[2], 100, []string{"merge side", "commit 4", "commit 3"}, Stopped},
+		{side, 100, []string{"merge side", "commit 4", "commit 3", "commit 2", "commit 1", "commit 0"}, AtRoot},
+		{"", 2, []string{"merge side", "commit 4"}, AtMax},
+	} {
+		var stop func(*object.Commit) bool
+		if tt.stop != "" {
+			stop = func(c *object.Commit) bool { return c.Hash.String() == tt.stop }
+		}
+		list, end, err := FirstParents(head, stop, tt.max)
+		if got := names(list); err != nil || end != tt.end || !slices.Equal(got, tt.want) {
+			t.Errorf("FirstParents(stop %.7s, max %d) = %q, %d, %v; want %q, %d", tt.stop, tt.max, got, end, err, tt.want, tt.end)
+		}
+	}
+	if _, err := Resolve(g, "nosuch"); err == nil {
+		t.Errorf("Resolve(nosuch): no error")
 	}
 }

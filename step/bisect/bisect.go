@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
@@ -140,15 +141,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if dir == "" {
 		dir = "."
 	}
-	repo, err := repo.Open(dir)
+	r, err := repo.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	good, err := resolve(repo, "good", opts.Good)
+	good, err := resolve(r, "good", opts.Good)
 	if err != nil {
 		return nil, err
 	}
-	bad, err := resolve(repo, "bad", opts.Bad)
+	bad, err := resolve(r, "bad", opts.Bad)
 	if err != nil {
 		return nil, err
 	}
@@ -314,38 +315,29 @@ func name(commits []*object.Commit, i int, good *object.Commit) string {
 var ErrBadRevision = errors.New("not found")
 
 func resolve(r *git.Repository, which, rev string) (*object.Commit, error) {
-	h, err := r.ResolveRevision(plumbing.Revision(rev))
+	c, err := repo.Resolve(r, rev)
 	if err != nil {
 		return nil, fmt.Errorf("%s revision %q: %w; name a commit, branch or tag", which, rev, ErrBadRevision)
 	}
-	return r.CommitObject(*h)
+	return c, nil
 }
 
 // firstParents returns the commits after good up to bad on bad's
 // first-parent history, oldest first.
 func firstParents(bad *object.Commit, good plumbing.Hash) ([]*object.Commit, error) {
-	var list []*object.Commit
-	for c := bad; c.Hash != good; {
-		if len(list) == MaxCommits {
-			return nil, fmt.Errorf("the good commit is not within %d first parents of the bad one", MaxCommits)
-		}
-		list = append(list, c)
-		if c.NumParents() == 0 {
-			return nil, fmt.Errorf("%w: the good commit is not on the bad one's first-parent history; give an ancestor of it", ErrBadRevision)
-		}
-		p, err := c.Parent(0)
-		if err != nil {
-			return nil, err
-		}
-		c = p
+	list, end, err := repo.FirstParents(bad, func(c *object.Commit) bool { return c.Hash == good }, MaxCommits)
+	switch {
+	case err != nil:
+		return nil, err
+	case end == repo.AtMax:
+		return nil, fmt.Errorf("the good commit is not within %d first parents of the bad one", MaxCommits)
+	case end == repo.AtRoot:
+		return nil, fmt.Errorf("%w: the good commit is not on the bad one's first-parent history; give an ancestor of it", ErrBadRevision)
 	}
-	for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-		list[i], list[j] = list[j], list[i]
-	}
+	slices.Reverse(list)
 	return list, nil
 }
 
 func commitOf(c *object.Commit) Commit {
-	subject, _, _ := strings.Cut(c.Message, "\n")
-	return Commit{Hash: c.Hash.String(), Subject: subject}
+	return Commit{Hash: c.Hash.String(), Subject: repo.Subject(c)}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/patchbot/patchbot/internal/repo"
 	"github.com/patchbot/patchbot/step/hgpatch"
 )
 
@@ -31,10 +32,7 @@ var (
 	}
 )
 
-var (
-	trailerRE  = regexp.MustCompile(`^[A-Za-z0-9-]+: `)
-	changeIDRE = regexp.MustCompile(`(?m)^Change-Id: I[0-9a-f]{40}\s*$`)
-)
+var trailerRE = regexp.MustCompile(`^[A-Za-z0-9-]+: `)
 
 // cleanMessage returns msg with the old review lines removed from its end
 // and the rewrites applied, and nothing else changed. A contributor's
@@ -138,17 +136,6 @@ func changeID(p *hgpatch.Patch) string {
 	return fmt.Sprintf("I%x", h.Sum(nil))
 }
 
-// ChangeID returns the Change-Id trailer's value in msg (a commit's
-// message), or "" when it has none; of several (a squash of commits each
-// with its own), the last, as Gerrit reads the footer.
-func ChangeID(msg string) string {
-	m := changeIDRE.FindAllString(msg, -1)
-	if len(m) == 0 {
-		return ""
-	}
-	return strings.TrimSpace(strings.TrimPrefix(m[len(m)-1], "Change-Id: "))
-}
-
 // addChangeID appends a Change-Id trailer to msg the way git-codereview's
 // commit-msg hook does: on its own line at the end of a final trailer
 // block, else after a blank line. (Gerrit's own hook differs only when the
@@ -157,7 +144,7 @@ func ChangeID(msg string) string {
 // keeps it, so adding twice changes nothing.
 func addChangeID(msg, id string) string {
 	msg = strings.TrimRight(msg, "\n")
-	if ChangeID(msg) != "" {
+	if repo.ChangeID(msg) != "" {
 		return msg + "\n"
 	}
 	sep := "\n\n"

@@ -3,6 +3,8 @@ package port
 import (
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/repo"
 )
 
 func TestCleanMessage(t *testing.T) {
@@ -97,8 +99,8 @@ func TestChangeID(t *testing.T) {
 		{"x: y\n\n* one\n\nChange-Id: " + a + "\n\n* two\n\nChange-Id: " + b, b}, // a squash: the footer's
 		{"x: y\n\nsays Change-Id: " + a + " in prose", ""},
 	} {
-		if got := ChangeID(tt.msg); got != tt.want {
-			t.Errorf("ChangeID(%q) = %q, want %q", tt.msg, got, tt.want)
+		if got := repo.ChangeID(tt.msg); got != tt.want {
+			t.Errorf("repo.ChangeID(%q) = %q, want %q", tt.msg, got, tt.want)
 		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/abbrev"
 	"github.com/patchbot/patchbot/internal/remedy"
+	"github.com/patchbot/patchbot/internal/repo"
 	"github.com/patchbot/patchbot/step/hgpatch"
 )
 
@@ -332,7 +333,7 @@ func (p *porter) run(patches []*hgpatch.Patch) (*Result, error) {
 // idFor returns the Change-Id of a changeset: the one in its description,
 // or one derived from it.
 func idFor(pt *hgpatch.Patch) string {
-	if id := ChangeID(pt.Message); id != "" {
+	if id := repo.ChangeID(pt.Message); id != "" {
 		return id
 	}
 	return changeID(pt)
@@ -352,7 +353,7 @@ func (p *porter) changeIDs(base *object.Commit) map[string]string {
 	ids := map[string]string{}
 	c := base
 	for n := 0; c != nil && n < 10000; n++ {
-		if id := ChangeID(c.Message); id != "" {
+		if id := repo.ChangeID(c.Message); id != "" {
 			if _, ok := ids[id]; !ok {
 				ids[id] = c.Hash.String()
 			}
@@ -653,7 +654,7 @@ func (p *porter) samePort(tip plumbing.Hash) bool {
 			return false
 		}
 		want := p.res.Commits[i]
-		if c.TreeHash.String() != want.Tree || ChangeID(c.Message) != want.ChangeID {
+		if c.TreeHash.String() != want.Tree || repo.ChangeID(c.Message) != want.ChangeID {
 			return false
 		}
 		want.Hash = c.Hash.String()

@@ -14,9 +14,7 @@ package track
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/patchbot/patchbot/internal/abbrev"
@@ -65,44 +63,29 @@ func Pending(o PlanOptions) (*Plan, error) {
 	if branch == "" {
 		branch = "HEAD"
 	}
-	repo, err := repo.Open(dir)
+	r, err := repo.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	h, err := repo.ResolveRevision(plumbing.Revision(branch))
+	head, err := repo.Resolve(r, branch)
 	if err != nil {
 		return nil, fmt.Errorf("branch %q: not found (%v); name a branch, tag or commit", branch, err)
 	}
-	head, err := repo.CommitObject(*h)
-	if err != nil {
-		return nil, err
-	}
 	// newest first, back to the last recorded commit (or the start).
-	var list []*object.Commit
 	limit := o.Every * o.Max
+	var stop func(*object.Commit) bool
 	if o.Last != nil {
 		limit = MaxWalk
+		stop = func(c *object.Commit) bool { return c.Hash.String() == o.Last.Hash }
 	}
-	for c := head; ; {
-		if o.Last != nil && c.Hash.String() == o.Last.Hash {
-			break
-		}
-		if len(list) == limit {
-			if o.Last != nil {
-				return nil, fmt.Errorf("%s: the last recorded commit %s is not within %d first parents of it: was the branch rewritten? Track it under another name", branch, abbrev.Hash(o.Last.Hash), MaxWalk)
-			}
-			break
-		}
-		list = append(list, c)
-		if c.NumParents() == 0 {
-			if o.Last != nil {
-				return nil, fmt.Errorf("%s: the last recorded commit %s is not on its first-parent history: was the branch rewritten? Track it under another name", branch, abbrev.Hash(o.Last.Hash))
-			}
-			break
-		}
-		if c, err = c.Parent(0); err != nil {
-			return nil, err
-		}
+	list, end, err := repo.FirstParents(head, stop, limit)
+	switch {
+	case err != nil:
+		return nil, err
+	case o.Last != nil && end == repo.AtMax:
+		return nil, fmt.Errorf("%s: the last recorded commit %s is not within %d first parents of it: was the branch rewritten? Track it under another name", branch, abbrev.Hash(o.Last.Hash), MaxWalk)
+	case o.Last != nil && end == repo.AtRoot:
+		return nil, fmt.Errorf("%s: the last recorded commit %s is not on its first-parent history: was the branch rewritten? Track it under another name", branch, abbrev.Hash(o.Last.Hash))
 	}
 	p := &Plan{Head: head.Hash.String(), New: len(list)}
 	// Oldest first; the chosen ones are every Every-th after the last
@@ -126,8 +109,7 @@ func Pending(o PlanOptions) (*Plan, error) {
 		}
 	}
 	for _, c := range chosen {
-		subject, _, _ := strings.Cut(c.Message, "\n")
-		p.Commits = append(p.Commits, Commit{Hash: c.Hash.String(), Subject: subject, Time: c.Committer.When.UTC()})
+		p.Commits = append(p.Commits, Commit{Hash: c.Hash.String(), Subject: repo.Subject(c), Time: c.Committer.When.UTC()})
 	}
 	return p, nil
 }
