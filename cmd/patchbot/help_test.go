@@ -12,7 +12,6 @@ import (
 
 var updateHelp = flag.Bool("update-help", false, "rewrite testdata/help/*.txt from each command's -h")
 
-
 // TestHelp holds every command's -h to its golden in testdata/help (run
 // with -update-help after a change of flags or text, and read the diff):
 // it prints without a panic (a flag's zero value is asked for its String),
