@@ -73,6 +73,9 @@ func Bisect(ctx context.Context, req *BisectRequest, cfg *config.Config, env Env
 	if threshold == 0 {
 		threshold = cfg.Bench.Threshold.Fraction()
 	}
+	if !(threshold > 0 && threshold < 1) {
+		return nil, &SetupError{Field: "threshold", Err: fmt.Errorf("bench.threshold %g%%: a bisection needs a slowdown above 0%% and under 100%%, like 5%%", 100*threshold)}
+	}
 	b := req.Bench.orDefaults(cfg.Bench.Count, cfg.Bench.Benchtime)
 	o, err := benchOptions(ctx, &b, &cfg.Bench, env)
 	if err != nil {

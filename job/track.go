@@ -103,20 +103,6 @@ func (r *TrackRequest) Validate() error {
 	return r.Bench.validate()
 }
 
-// isHash reports whether s is a commit's full hash, 40 lower-case hex
-// digits.
-func isHash(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // A Range is the commits a bisection searches: after Good, up to Bad,
 // each a full hash. Its text form (JSON's, a queued job's) is
 // "GOOD..BAD".
@@ -130,7 +116,7 @@ func (r Range) String() string { return abbrev.Hash(r.Good) + ".." + abbrev.Hash
 // ParseRange parses a range's text form, GOOD..BAD, two full hashes.
 func ParseRange(s string) (Range, error) {
 	good, bad, ok := strings.Cut(s, "..")
-	if !ok || !isHash(good) || !isHash(bad) {
+	if !ok || !hexRE.MatchString(good) || !hexRE.MatchString(bad) {
 		return Range{}, fmt.Errorf("range %q: want GOOD..BAD, two commits' full hashes", s)
 	}
 	return Range{good, bad}, nil
@@ -284,7 +270,7 @@ func (t *tracker) run(ctx context.Context) (*TrackResult, error) {
 		switch {
 		case req.Range != nil && *req.Range != rg:
 			continue
-		case req.Range == nil && t.env.QueueBisect != nil && !req.DryRun:
+		case req.Range == nil && t.env.QueueBisect != nil:
 			if err := t.env.QueueBisect(ctx, rg); err != nil {
 				return res, fmt.Errorf("track: queueing the bisection of %s: %w", rg, err)
 			}
@@ -839,11 +825,13 @@ func (t *tracker) comment(ctx context.Context, name string, g *TrackBisection) e
 				return fmt.Errorf("track: finding the culprit %s's change: %w", abbrev.Hash(culprit), qerr)
 			}
 			if change != 0 {
-				t, err := review.GerritTarget(req.Gerrit, change)
-				if err != nil {
-					return err
+				gt, gerr := review.GerritTarget(req.Gerrit, change)
+				if gerr != nil {
+					return gerr
 				}
-				g.Review = &t
+				g.Review = &gt
+				// err, not a new one: a failed post is the comment's
+				// failure, tried again by the next run.
 				g.Post, err = gc.Post(ctx, review.GerritPost{Change: strconv.Itoa(change), Message: review.Message{Kind: kind, Text: regressionText(name, g, false)}, Once: true})
 			}
 			notOnGerrit = why

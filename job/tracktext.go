@@ -1,6 +1,7 @@
 package job
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -42,11 +43,9 @@ func regressionText(name string, g *TrackBisection, md bool) string {
 	}
 	b.WriteString("\nSteps:\n\n")
 	for i, s := range r.Steps {
-		what := fmt.Sprintf("step %d", i+1)
-		if s.Confirm {
-			what = "confirm"
-		}
-		fmt.Fprintf(&b, "- %s: %s vs %s (%d of %d, %s): %s\n", what, code(abbrev.Hash(s.Old)), code(abbrev.Hash(s.New)), s.At, r.Commits, text(s.Subject), s.Verdict)
+		// A bisection stored before steps were numbered has neither.
+		s.Number, s.Of = cmp.Or(s.Number, i+1), cmp.Or(s.Of, r.Commits)
+		fmt.Fprintf(&b, "- %s\n", s.Line(text, code))
 	}
 	return b.String()
 }

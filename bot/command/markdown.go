@@ -70,24 +70,28 @@ func commandLines(src string) []line {
 	doc := markdown.Parse(text.NewReader(source))
 	starts := lineStarts(src)
 	var found []line
-	var walk func(n ast.Node, code bool)
-	walk = func(n ast.Node, code bool) {
+	// walk reads n's text, code telling whether a <code> or <pre>
+	// element is open, and returns whether one is at n's end: an element
+	// opened in a link's text runs past the link, as browsers rebuild it.
+	var walk func(n ast.Node, code bool) bool
+	walk = func(n ast.Node, code bool) bool {
 		switch n.(type) {
-		case *ast.Blockquote, *ast.CodeSpan, *east.TableCell, *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
-			return
+		case *ast.Blockquote, *ast.CodeSpan, *east.TableCell, *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock, *ast.Image:
+			// An image's text is its alt attribute, not shown.
+			return code
 		}
 		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.RawHTML:
-				// Inline HTML is no text; a <code> element makes the
-				// text after it, up to its end tag, code.
+				// Inline HTML is no text; a <code> or <pre> element
+				// makes the text after it, up to its end tag, code.
 				for i := range c.Segments.Len() {
 					seg := c.Segments.At(i)
 					tag := strings.ToLower(string(seg.Value(source)))
 					switch {
-					case strings.HasPrefix(tag, "<code") && (len(tag) == 5 || !tagNameByte(tag[5])):
+					case isTag(tag, "<code") || isTag(tag, "<pre"):
 						code = true
-					case strings.HasPrefix(tag, "</code"):
+					case isTag(tag, "</code") || isTag(tag, "</pre"):
 						code = false
 					}
 				}
@@ -110,9 +114,10 @@ func commandLines(src string) []line {
 					found = append(found, line{n: i, rest: rest})
 				}
 			default:
-				walk(c, code)
+				code = walk(c, code)
 			}
 		}
+		return code
 	}
 	walk(doc, false)
 	slices.SortFunc(found, func(a, b line) int { return a.n - b.n })
@@ -120,19 +125,28 @@ func commandLines(src string) []line {
 }
 
 // Bounds of a message's structure, past which it is taken to hold no
-// command: goldmark's time grows with the square of containers opened on
-// one line (a quote in a list in a quote…) and of unclosed links on one
-// line ("[a](" again and again), a second or more at MaxMessage bytes;
-// within these bounds a hostile message takes milliseconds
-// (BenchmarkParse). No comment a reviewer writes comes near them.
+// command: goldmark's time grows with the square of containers opened
+// (a quote in a list in a quote…, on one line or by indentation) and of
+// unclosed brackets and links ("[a](" again and again), up to seconds at
+// MaxMessage bytes; within these bounds a hostile message takes tens of
+// milliseconds (BenchmarkParse). No comment a reviewer writes comes near
+// them.
 const (
 	MaxNesting   = 32  // containers a line opens: "> - > " is three
 	MaxLineLinks = 256 // "](" on one line
+	MaxBrackets  = 512 // "[" in the message: links' and references' openers
+	MaxIndent    = 256 // columns of a line's indentation: a list nested by it
 )
 
 // tooIntricate reports whether src is past the bounds of its structure.
 func tooIntricate(src string) bool {
+	if strings.Count(src, "[") > MaxBrackets {
+		return true
+	}
 	for l := range strings.Lines(src) {
+		if len(l)-len(strings.TrimLeft(l, " \t")) > MaxIndent {
+			return true
+		}
 		if strings.Count(l, "](") > MaxLineLinks {
 			return true
 		}
@@ -197,6 +211,12 @@ func commandLine(source string) (string, bool) {
 		return "", false
 	}
 	return rest, true
+}
+
+// isTag reports whether tag begins with the tag named by open ("<code",
+// "</pre"), not a longer name ("<codex").
+func isTag(tag, open string) bool {
+	return strings.HasPrefix(tag, open) && (len(tag) == len(open) || !tagNameByte(tag[len(open)]))
 }
 
 // tagNameByte reports whether c may be in an HTML tag's name.

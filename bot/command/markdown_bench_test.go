@@ -20,6 +20,17 @@ var hostileMessages = map[string]string{
 	"definitions": strings.Repeat("[x]: /u 'a\n", MaxMessage/12) + "/patchbot bench",
 	"table":       "| a |\n| - |\n" + strings.Repeat("| x |\n", MaxMessage/7) + "\n/patchbot bench",
 	"lines":       strings.Repeat("LGTM\n", MaxMessage/6) + "/patchbot bench",
+	// Found by review: brackets closed on later lines, and lists nested
+	// by indentation, each within the per-line bounds.
+	"bracket lines": strings.Repeat("[", MaxBrackets) + strings.Repeat("]\n", MaxBrackets) + strings.Repeat("x\n", (MaxMessage-4*MaxBrackets)/2-20) + "/patchbot bench",
+	"link lines":    strings.Repeat("[a](\n", MaxBrackets) + "\n/patchbot bench",
+	"indented lists": func() string {
+		var b strings.Builder
+		for k := 0; b.Len() < MaxMessage-MaxIndent-200; k++ {
+			b.WriteString(strings.Repeat(" ", min(2*k, MaxIndent)) + strings.Repeat("- ", MaxNesting/2) + "x\n")
+		}
+		return b.String() + "\n/patchbot bench"
+	}(),
 }
 
 // BenchmarkParse is Parse on each hostile message: the bot parses every
@@ -54,6 +65,9 @@ func TestIntricate(t *testing.T) {
 		{"a rule of stars", strings.Repeat("*", 200) + "\n/patchbot bench", true},
 		{"a spaced rule", strings.Repeat("- ", 20) + "\n/patchbot bench", true},
 		{"a numbered line", "2026. a year\n\n/patchbot bench", true},
+		{"brackets at the bound", strings.Repeat("[x] ", MaxBrackets) + "\n\n/patchbot bench", true},
+		{"brackets past it", strings.Repeat("[x] ", MaxBrackets+1) + "\n\n/patchbot bench", false},
+		{"indented past the bound", strings.Repeat(" ", MaxIndent+1) + "- x\n\n/patchbot bench", false},
 	} {
 		c, err := Parse(tt.text)
 		if got := c != nil && err == nil; got != tt.want {

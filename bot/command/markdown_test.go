@@ -93,6 +93,29 @@ var githubShows = []struct {
 	{"zero-width space, then spaces", "\u200b    /patchbot bench", nil}, // shown as text after spaces
 }
 
+// hiddenText are messages whose command line GitHub does not show as text
+// (checked by hand against GitHub's HTML, not cmark-gfm's cases): an
+// image's alt text, and a <code> or <pre> element opened in a link's text
+// or mid-paragraph.
+var hiddenText = []string{
+	"see ![x\n/patchbot bench\n](https://example.com/x.png)",
+	"[<code>](u)\n/patchbot bench\n</code>",
+	"LGTM <pre>\n/patchbot bench\n</pre>",
+	"LGTM <PRE class=x>\n/patchbot bench\n</pre>",
+}
+
+func TestHiddenText(t *testing.T) {
+	for _, text := range hiddenText {
+		if got := parsedCommandLines(text); len(got) != 0 {
+			t.Errorf("%q: the parser takes lines %v for commands; GitHub shows none as text", text, got)
+		}
+	}
+	// A longer tag's name is not <pre>: the line after it is text.
+	if got := parsedCommandLines("LGTM <prelude>\n/patchbot bench"); len(got) != 1 {
+		t.Errorf("after <prelude>: lines %v, want the command", got)
+	}
+}
+
 // goldmarkDiffers are the cases of githubShows that goldmark, whose tree
 // commandLines reads, renders otherwise than cmark-gfm, and why: each on
 // the side that runs nothing, a line GitHub shows as a command taken for

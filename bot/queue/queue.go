@@ -737,20 +737,23 @@ func (q *Queue) Job(ctx context.Context, id int64) (JobInfo, error) {
 }
 
 // JobOfMessage returns the newest job of the message (a comment's id,
-// Args.Message) on the review t, and whether there is one, in any state
-// River still keeps: the job a redelivery of the message would make
-// again, whatever its delivery id, whatever process or restart came
-// between.
+// Args.Message) on the review t, and whether there is one: the job a
+// redelivery of the message would make again, whatever its delivery id,
+// whatever process or restart came between. A job cancelled or discarded
+// is none (a redelivery may run it again, as River's uniqueness lets it),
+// nor is a decide job, which waits to make the message's job.
 func (q *Queue) JobOfMessage(ctx context.Context, t review.Target, message string) (JobInfo, bool, error) {
 	if message == "" {
 		return JobInfo{}, false, nil
 	}
-	query := `SELECT id FROM river_job WHERE kind = $1 AND json_extract(args, '$.review') = $2 AND json_extract(args, '$.message') = $3 ORDER BY id DESC LIMIT 1`
+	query := `SELECT id FROM river_job WHERE kind = $1 AND json_extract(args, '$.review') = $2 AND json_extract(args, '$.message') = $3
+		AND json_extract(args, '$.command') <> $4 AND state NOT IN ('cancelled', 'discarded') ORDER BY id DESC LIMIT 1`
 	if q.db.Engine == "postgres" {
-		query = `SELECT id FROM river_job WHERE kind = $1 AND args->>'review' = $2 AND args->>'message' = $3 ORDER BY id DESC LIMIT 1`
+		query = `SELECT id FROM river_job WHERE kind = $1 AND args->>'review' = $2 AND args->>'message' = $3
+		AND args->>'command' <> $4 AND state NOT IN ('cancelled', 'discarded') ORDER BY id DESC LIMIT 1`
 	}
 	var id int64
-	err := q.exec.QueryRow(ctx, query, JobKind, t.String(), message).Scan(&id)
+	err := q.exec.QueryRow(ctx, query, JobKind, t.String(), message, CommandDecide).Scan(&id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows):
 		return JobInfo{}, false, nil

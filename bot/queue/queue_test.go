@@ -551,6 +551,16 @@ func target(s string) review.Target {
 func TestJobOfMessage(t *testing.T) {
 	t.Parallel()
 	q := open(t, dbURL(t), Options{})
+	// A decide job of the message, waiting to make its job, is none.
+	dj := &Args{Review: target("github:golang/go#8311"), Reply: DeferKey(1001), Command: CommandDecide, Who: "gopher", Message: "1001",
+		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: review.MustParsePullRequest("golang/go#8311")}},
+		Deferred: &Deferred{Comment: 1001, Action: "created", Login: "gopher", Body: "/patchbot bench", CreatedAt: time.Now(), Until: time.Now().Add(time.Hour)}}
+	if _, err := q.Insert(t.Context(), dj); err != nil {
+		t.Fatal(err)
+	}
+	if j, ok, err := q.JobOfMessage(t.Context(), dj.Review, "1001"); ok || err != nil {
+		t.Errorf("JobOfMessage with only a decide job = %+v, %v, %v; want none", j, ok, err)
+	}
 	a := args("a")
 	a.Message, a.Delivery = "1001", "delivery-1"
 	res, err := q.Insert(t.Context(), a)

@@ -443,7 +443,7 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 		return outcome{http.StatusBadGateway, "lookup failed", "reading " + what + " failed; redeliver once GitHub answers"}
 	}
 	dec := h.cfg.Trust.GitHub(gc)
-	if dec.Verdict != command.Ignore && !deferred {
+	if dec.Verdict != command.Ignore {
 		// The queue first: a comment that has a job (its command's, or
 		// its reply) was delivered before, under this delivery id or
 		// another, before a restart or to another process. It is
@@ -616,6 +616,7 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 		Command:  queue.CommandDecide,
 		Who:      c.Login,
 		Delivery: d.id,
+		Message:  strconv.FormatInt(c.Comment, 10),
 		Request:  job.Request{Steps: []string{job.StepPost}, GitHub: &job.GitHub{PullRequest: pr}},
 		Deferred: &dc,
 	}

@@ -139,7 +139,6 @@ func TestDryRunWritesNothing(t *testing.T) {
 		{[]string{"run", "-n", "-repo", dir, "-config", frozen, "-for", branch, "-at", "2030-01-15", "-count", "2", "-benchtime", "1x", bench, "-change", change, "-gerrit", gs.URL, more}, "gerrit: would post the run message on "},
 		{[]string{"run", "-n", "-repo", dir, "-count", "2", "-benchtime", "1x", bench, "-github", "gopher/codec#7", more}, "github: would create a run comment on gopher/codec#7"},
 		{[]string{"track", "-n", "-repo", dir, "-db", db, "-name", "t", "-github", "gopher/codec", "-max", "2"}, "t: would record 2 commits"},
-		{[]string{"track", "-dry-run", "-repo", dir, "-db", db, "-name", "t"}, "-dry-run is deprecated: say -n"},
 	} {
 		out, errOut := patchbot(tt.args...)
 		if !strings.Contains(out+errOut, tt.want) {

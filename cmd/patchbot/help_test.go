@@ -55,7 +55,7 @@ func TestHelp(t *testing.T) {
 			push := flag.NewFlagSet("push", flag.ContinueOnError)
 			definePushFlags(push)
 			fs.VisitAll(func(f *flag.Flag) {
-				if strings.HasPrefix(f.Usage, "deprecated spelling") {
+				if strings.HasPrefix(f.Usage, "deprecated spelling") || strings.HasPrefix(f.Usage, "removed:") {
 					return
 				}
 				if strings.Contains(c.args, "[push flags]") && push.Lookup(f.Name) != nil {

@@ -61,15 +61,20 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 		var ghRepo review.Repository
 		fs.TextVar(&ghRepo, "github", review.Repository{}, "comment on the pull requests of `OWNER/REPO` (GITHUB_TOKEN, GITHUB_API_URL)")
 		gerritURL := fs.String("gerrit", "", "comment on the changes of the Gerrit server at `URL` (credentials as for post)")
-		dryRun := fs.Bool("n", false, "say what a run would record, bisect and comment; run and write nothing")
-		oldDryRun := renamed(fs, "dry-run", "n")
+		dryRun := fs.Bool("n", false, "say what a run would record, bisect and comment, and benchmark, record and comment nothing")
+		// -dry-run recorded and bisected, and only commented nothing;
+		// -n does none of it. A cron line with -dry-run must not
+		// quietly stop recording: it is refused, with the way out.
+		oldDryRun := fs.Bool("dry-run", false, "removed: it recorded and bisected and commented nothing; say -n for a run that does nothing, or leave out -github and -gerrit to record without commenting")
 		show := fs.Bool("show", false, "print what is recorded of the track, and run nothing")
 		jsonOut := fs.Bool("json", false, "print the result as JSON")
 		quiet := fs.Bool("q", false, "no progress line (shown on stderr when it is a terminal)")
 
 		return func(e *env, args []string) error {
 			oldBranch.warn(e, "track")
-			oldDryRun.warn(e, "track")
+			if *oldDryRun {
+				return usagef("-dry-run is gone: it recorded and bisected and commented nothing; say -n for a run that does nothing, or leave out -github and -gerrit to record without commenting")
+			}
 			if len(args) > 0 {
 				return usagef("unexpected arguments: %q", args)
 			}

@@ -241,7 +241,8 @@ func passwordOf(db Database) string {
 }
 
 // migrationLock is the key of the PostgreSQL advisory lock under which a
-// process migrates the database's schemas (River's, the track store's): "patchbot" in ASCII.
+// process migrates River's schema and the queue's own tables: "patchbot"
+// in ASCII. (The track store takes a lock of its own: step/track.)
 const migrationLock = 0x7061746368626f74
 
 // LockMigrations waits for the database's migration lock and returns the
