@@ -19,6 +19,7 @@ import (
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/remedy"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
@@ -265,19 +266,9 @@ func TestDryRunRejects(t *testing.T) {
 		"GIT_COMMITTER_NAME": "Gopher", "GIT_COMMITTER_EMAIL": "gopher@example.com"} {
 		t.Setenv(k, v)
 	}
-	repo := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
-		if args[0] == "add" {
-			if err := os.WriteFile(repo+"/a.txt", []byte("a\n"), 0o666); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	r := gittest.New(t)
+	r.Commit("base", map[string]string{"a.txt": "a\n"})
+	repo := r.Dir
 	rej := t.TempDir() + "/rej"
 	bad := "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"
 	req := &Request{Repo: repo, Patches: []Patch{{Name: "bad.patch", Data: []byte(bad)}}, DryRun: true, Port: PortSettings{RejectDir: rej}}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 // TestAreaGitError checks how an area's git words a failure, an interrupt
@@ -16,7 +18,7 @@ import (
 // parentheses.
 func TestAreaGitError(t *testing.T) {
 	dir := t.TempDir()
-	git(t, dir, "init", "-q")
+	gittest.Git(t, dir, "init", "-q")
 	stopped, stop := context.WithCancelCause(context.Background())
 	stop(errors.New("test stop"))
 	tests := []struct {
@@ -108,10 +110,10 @@ func TestCheckoutMissing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	git(t, bare, "init", "-q", "--bare")
-	git(t, src, "init", "-q", "-b", "master")
+	gittest.Git(t, bare, "init", "-q", "--bare")
+	gittest.Git(t, src, "init", "-q", "-b", "master")
 	head := commit(t, src, "base", module, false)
-	git(t, src, "push", "-q", bare, "HEAD:refs/heads/master", "HEAD:refs/pull/1/head")
+	gittest.Git(t, src, "push", "-q", bare, "HEAD:refs/heads/master", "HEAD:refs/pull/1/head")
 	a := &Areas{Root: filepath.Join(root, "areas")}
 	ctx := context.Background()
 	for _, tt := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/patchbot/patchbot/bot/command"
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/internal/escape/escapetest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -64,12 +65,12 @@ func checkGolden(t *testing.T, name, got string) {
 func TestGitHubHostileNames(t *testing.T) {
 	benchEnv(t)
 	s := newGitHub(t)
-	git(t, s.src, "checkout", "-q", "master")
+	gittest.Git(t, s.src, "checkout", "-q", "master")
 	commit(t, s.src, "hostile benchmark names", map[string]string{"x_test.go": hostileTest}, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
-	git(t, s.src, "checkout", "-q", "-b", "pr-hostile")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	gittest.Git(t, s.src, "checkout", "-q", "-b", "pr-hostile")
 	head := commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
-	git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
+	gittest.Git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
 	s.fake.SetHead(1, head)
 
 	if err := s.w.Handle(context.Background(), s.benchJob(1, head)); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/internal/db"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
@@ -67,8 +68,8 @@ func TestTrackJob(t *testing.T) {
 	benchEnv(t)
 	root := t.TempDir()
 	src, bare := filepath.Join(root, "src"), filepath.Join(root, "bare.git")
-	git(t, root, "init", "-q", "--bare", bare)
-	git(t, root, "init", "-q", "-b", "main", src)
+	gittest.Git(t, root, "init", "-q", "--bare", bare)
+	gittest.Git(t, root, "init", "-q", "-b", "main", src)
 	var hashes []string
 	for i := range 12 {
 		files := map[string]string{"README": strings.Repeat("line\n", i+1)}
@@ -82,7 +83,7 @@ func TestTrackJob(t *testing.T) {
 		}
 		hashes = append(hashes, commit(t, src, msg, files, false))
 	}
-	git(t, src, "push", "-q", bare, "main")
+	gittest.Git(t, src, "push", "-q", bare, "main")
 	fake := reviewtest.NewGitHub("owner/repo")
 	defer fake.Close()
 	for i, h := range hashes {
@@ -153,11 +154,11 @@ func bareWorker(t *testing.T, files map[string]string) (*Worker, string) {
 	t.Helper()
 	root := t.TempDir()
 	bare := filepath.Join(root, "bare.git")
-	git(t, root, "init", "-q", "--bare", bare)
+	gittest.Git(t, root, "init", "-q", "--bare", bare)
 	src := filepath.Join(root, "src")
-	git(t, root, "init", "-q", "-b", "main", src)
+	gittest.Git(t, root, "init", "-q", "-b", "main", src)
 	commit(t, src, "first", files, false)
-	git(t, src, "push", "-q", bare, "main")
+	gittest.Git(t, src, "push", "-q", bare, "main")
 	db, err := db.OpenSQL(context.Background(), db.Database{Engine: "sqlite", Path: filepath.Join(root, "q.db")})
 	if err != nil {
 		t.Fatal(err)

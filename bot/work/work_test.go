@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/review"
@@ -59,23 +59,6 @@ func BenchmarkF(b *testing.B) {
 `,
 }
 
-// gitEnvTest is the tests' git identity, without the user's configuration.
-var gitEnvTest = []string{"LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
-	"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
-	"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com"}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnvTest...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func write(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, data := range files {
@@ -89,13 +72,13 @@ func write(t *testing.T, dir string, files map[string]string) {
 func commit(t *testing.T, dir, msg string, files map[string]string, amend bool) string {
 	t.Helper()
 	write(t, dir, files)
-	git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "add", "-A")
 	args := []string{"commit", "-q", "-m", msg}
 	if amend {
 		args = append(args, "--amend")
 	}
-	git(t, dir, args...)
-	return git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, args...)
+	return gittest.Git(t, dir, "rev-parse", "HEAD")
 }
 
 // benchEnv makes the directory the benchmarks write their environments
@@ -191,19 +174,19 @@ func newGitHub(t *testing.T) *githubSetup {
 			t.Fatal(err)
 		}
 	}
-	git(t, s.bare, "init", "-q", "--bare")
-	git(t, s.src, "init", "-q", "-b", "master")
+	gittest.Git(t, s.bare, "init", "-q", "--bare")
+	gittest.Git(t, s.src, "init", "-q", "-b", "master")
 	commit(t, s.src, "base", module, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
 	// A commit on master after the pull request's start: the base is the
 	// merge base, not master's tip.
-	git(t, s.src, "checkout", "-q", "-b", "pr")
+	gittest.Git(t, s.src, "checkout", "-q", "-b", "pr")
 	s.head = commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
-	git(t, s.src, "checkout", "-q", "master")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	gittest.Git(t, s.src, "checkout", "-q", "master")
 	commit(t, s.src, "master moves on", map[string]string{"README": "x\n"}, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
-	git(t, s.src, "checkout", "-q", "pr")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	gittest.Git(t, s.src, "checkout", "-q", "pr")
 	s.fake.SetHead(1, s.head)
 	s.fake.SetCloneURL(s.bare)
 
@@ -269,7 +252,7 @@ func TestGitHub(t *testing.T) {
 
 	// The head moves: the job stays bound to its commit, and says so.
 	newHead := commit(t, s.src, "pr: F returns 3", map[string]string{"n.go": "package w\n\nconst N = 3\n"}, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/pull/1/head")
 	s.fake.SetHead(1, newHead)
 	if err := s.w.Handle(ctx, j); err != nil {
 		t.Fatal(err)
@@ -288,7 +271,7 @@ func TestGitHub(t *testing.T) {
 	if len(ents) != 1 || ents[0].Name() != ".git" {
 		t.Errorf("the work area holds %v after the job", ents)
 	}
-	if refs := git(t, dir, "for-each-ref", "refs/patchbot"); refs != "" {
+	if refs := gittest.Git(t, dir, "for-each-ref", "refs/patchbot"); refs != "" {
 		t.Errorf("job refs left: %s", refs)
 	}
 }
@@ -320,7 +303,7 @@ func TestGitHubBinding(t *testing.T) {
 	// Pull request 2's ref holds a commit, but the job is bound to one
 	// that is not on it (a force-push replaced it, say).
 	other := commit(t, s.src, "elsewhere", map[string]string{"n.go": "package w\n\nconst N = 4\n"}, false)
-	git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
+	gittest.Git(t, s.src, "push", "-q", s.bare, s.head+":refs/pull/2/head")
 	s.fake.SetHead(2, s.head)
 	j := s.benchJob(2, other)
 	for range 2 { // the second run is a rescue: still one reply
@@ -340,7 +323,7 @@ func TestGitHubBinding(t *testing.T) {
 
 	// The commit is pushed after all, and the command is given again:
 	// the failure reply becomes the result.
-	git(t, s.src, "push", "-q", "-f", s.bare, other+":refs/pull/2/head")
+	gittest.Git(t, s.src, "push", "-q", "-f", s.bare, other+":refs/pull/2/head")
 	s.fake.SetHead(2, other)
 	if err := s.w.Handle(ctx, j); err != nil {
 		t.Fatal(err)
@@ -418,7 +401,7 @@ func TestGitHubBenchFails(t *testing.T) {
 	ctx := context.Background()
 	// The benchmark fails on both sides: master breaks it, and the pull
 	// request is rebased onto master.
-	git(t, s.src, "checkout", "-q", "master")
+	gittest.Git(t, s.src, "checkout", "-q", "master")
 	commit(t, s.src, "the benchmark fails", map[string]string{"w_test.go": `package w
 
 import (
@@ -433,10 +416,10 @@ func BenchmarkF(b *testing.B) {
 	b.Fatal("the benchmark broke")
 }
 `}, false)
-	git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
-	git(t, s.src, "checkout", "-q", "-b", "pr3")
+	gittest.Git(t, s.src, "push", "-q", s.bare, "HEAD:refs/heads/master")
+	gittest.Git(t, s.src, "checkout", "-q", "-b", "pr3")
 	bad := commit(t, s.src, "pr: F returns 2", map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
-	git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
+	gittest.Git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/1/head")
 	s.fake.SetHead(1, bad)
 
 	// Not the last attempt: retried, and nothing said yet.
@@ -614,14 +597,14 @@ func TestGerrit(t *testing.T) {
 	remote := gs.URL + "/a/" + gs.Project
 
 	src := t.TempDir()
-	git(t, src, "init", "-q", "-b", "master")
+	gittest.Git(t, src, "init", "-q", "-b", "master")
 	commit(t, src, "base", module, false)
-	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/heads/"+branch)
+	gittest.Git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/heads/"+branch)
 	changeID := "I" + hex.EncodeToString(append(b, make([]byte, 16)...))
 	ps1 := commit(t, src, "w: F returns 2\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
-	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	gittest.Git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
 	ps2 := commit(t, src, "w: F returns 3\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 3\n"}, true)
-	git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	gittest.Git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
 	cs := gs.Changes(t, "branch:"+branch)
 	if len(cs) != 1 || cs[0].CurrentRevision != ps2 {
 		t.Fatalf("want one change at %s, got %+v", ps2, cs)
