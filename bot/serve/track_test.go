@@ -26,7 +26,7 @@ const trackWorkTest = "package w\n\nimport \"testing\"\n\nvar sink int\n\nfunc B
 
 // TestServeTrack runs track as a deployment does, every process a real
 // one: 'patchbot sweep -only track' queues the track job of a branch
-// served over HTTP (12 commits, the seventh doing four times the work, each
+// served over HTTP (12 commits, the seventh doing sixteen times the work, each
 // merged by a pull request of the fake GitHub); 'patchbot serve' records
 // it and queues the bisection; that serve is killed with SIGKILL as the
 // bisection starts; a new serve on the same queue rescues the job once
@@ -55,7 +55,7 @@ func TestServeTrack(t *testing.T) {
 			files = map[string]string{"go.mod": "module example.com/w\n\ngo 1.26\n", "n.go": "package w\n\nconst N = 1000\n", "w.go": trackWork, "w_test.go": trackWorkTest}
 			msg = "w: add"
 		case 6:
-			files, msg = map[string]string{"n.go": "package w\n\nconst N = 4000\n"}, "w: four times the work"
+			files, msg = map[string]string{"n.go": "package w\n\nconst N = 16000\n"}, "w: sixteen times the work"
 		}
 		for name, data := range files {
 			if err := os.WriteFile(filepath.Join(src, name), []byte(data), 0o666); err != nil {
@@ -96,7 +96,7 @@ func TestServeTrack(t *testing.T) {
 		review.EnvGitHubAPIURL+"="+fake.URL,
 	)
 	cfgFile := filepath.Join(root, "patchbot.yaml")
-	cfg := fmt.Sprintf("bench:\n  benchtime: 20ms\n  threshold: 20%%\ntrack:\n  branch: main\n  source: %s/w.git\n  count: 3\n", gitURL)
+	cfg := fmt.Sprintf("bench:\n  benchtime: 20ms\n  threshold: 20%%\ntrack:\n  branch: main\n  source: %s/w.git\n  count: 5\n", gitURL)
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestServeTrack(t *testing.T) {
 		t.Errorf("K2 recorded commits again:\n%s", k2.log)
 	}
 	cs := fake.Comments()
-	if len(cs) != 1 || cs[0].Issue != 16 || !strings.Contains(cs[0].Body, "w: four times the work") || !strings.Contains(cs[0].Body, "| Work-") {
+	if len(cs) != 1 || cs[0].Issue != 16 || !strings.Contains(cs[0].Body, "w: sixteen times the work") || !strings.Contains(cs[0].Body, "| Work-") {
 		t.Fatalf("comments %+v, want one on #16, the culprit's pull request, with its table", cs)
 	}
 
