@@ -95,10 +95,8 @@ func (r *TrackRequest) Validate() error {
 			return remedy.Fieldf("gerrit", "", "%v", err)
 		}
 	}
-	if rg := r.Range; rg != nil {
-		if _, err := ParseRange(rg.Good + ".." + rg.Bad); err != nil {
-			return remedy.Fieldf("range", rg.Good+".."+rg.Bad, "want two commits' full hashes")
-		}
+	if rg := r.Range; rg != nil && !rg.Valid() {
+		return remedy.Fieldf("range", rg.Good+".."+rg.Bad, "want two commits' full hashes")
 	}
 	return r.Bench.validate()
 }
@@ -113,13 +111,16 @@ type Range struct {
 // String abbreviates the hashes, for messages.
 func (r Range) String() string { return abbrev.Hash(r.Good) + ".." + abbrev.Hash(r.Bad) }
 
+// Valid reports whether r's commits are full hashes.
+func (r Range) Valid() bool { return hexRE.MatchString(r.Good) && hexRE.MatchString(r.Bad) }
+
 // ParseRange parses a range's text form, GOOD..BAD, two full hashes.
 func ParseRange(s string) (Range, error) {
-	good, bad, ok := strings.Cut(s, "..")
-	if !ok || !hexRE.MatchString(good) || !hexRE.MatchString(bad) {
-		return Range{}, fmt.Errorf("range %q: want GOOD..BAD, two commits' full hashes", s)
+	good, bad, _ := strings.Cut(s, "..")
+	if r := (Range{good, bad}); r.Valid() {
+		return r, nil
 	}
-	return Range{good, bad}, nil
+	return Range{}, fmt.Errorf("range %q: want GOOD..BAD, two commits' full hashes", s)
 }
 
 func (r Range) MarshalText() ([]byte, error) { return []byte(r.Good + ".." + r.Bad), nil }
@@ -487,7 +488,7 @@ type ReferenceError struct {
 }
 
 func (e *ReferenceError) Error() string {
-	return fmt.Sprintf("track %s: the reference commit %s (the track's first with values) fails now, so nothing more can be recorded against it: %s; track the branch under a new name to start from its head", e.Track, abbrev.Hash(e.Ref), firstLine(e.Err.Error()))
+	return fmt.Sprintf("track %s: the reference commit %s (the track's first with values) fails now, so nothing more can be recorded against it: %s; track the branch under a new name to start from its head", e.Track, abbrev.Hash(e.Ref), abbrev.FirstLine(e.Err.Error()))
 }
 
 func (e *ReferenceError) Unwrap() error { return e.Err }
@@ -496,19 +497,11 @@ func (e *ReferenceError) Unwrap() error { return e.Err }
 // compiler's first messages, not a whole build log.
 const MaxErrorText = 2 << 10
 
-// errorText is what a commit's record keeps of err: its first lines, at
-// most MaxErrorText bytes, cut at a line's end, so that "does not build;
-// fix it or pick another revision:" keeps the compiler's message.
+// errorText is what a commit's record keeps of err: at most
+// MaxErrorText bytes of it, so that "does not build; fix it or pick
+// another revision:" keeps the compiler's message.
 func errorText(err error) string {
-	s := strings.TrimSpace(err.Error())
-	if len(s) <= MaxErrorText {
-		return s
-	}
-	cut := s[:MaxErrorText]
-	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i]
-	}
-	return cut + "\n[…]"
+	return abbrev.Clip(strings.TrimSpace(err.Error()), MaxErrorText)
 }
 
 // moved reports whether c is a change point known already, found again a
@@ -782,11 +775,6 @@ func BenchRegexp(names []string) string {
 
 var procsRE = regexp.MustCompile(`-[0-9]+$`)
 
-// firstLine returns s's first line.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
 
 // comment posts g's culprit's comment, once, on its review: its Gerrit
 // change (req.Gerrit; gerritChange), or the pull request it came by

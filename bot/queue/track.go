@@ -64,7 +64,7 @@ func (a *TrackArgs) Validate() error {
 	switch {
 	case !trackNameRE.MatchString(a.Track):
 		return fmt.Errorf("queue: track job: name %q: want letters, digits and ._~/@:+-, at most 200", a.Track)
-	case a.Range != nil && !validRange(*a.Range):
+	case a.Range != nil && !a.Range.Valid():
 		return fmt.Errorf("queue: track job %s: range %s..%s: want GOOD..BAD, two full commit hashes", a.Track, a.Range.Good, a.Range.Bad)
 	case a.Source == "" || a.Source[0] == '-':
 		return fmt.Errorf("queue: track job %s: no repository to fetch (source %q)", a.Track, a.Source)
@@ -74,11 +74,6 @@ func (a *TrackArgs) Validate() error {
 		return fmt.Errorf("queue: track job %s: the request names a repository, branch, name or range; the worker sets them", a.Track)
 	}
 	return nil
-}
-
-func validRange(r job.Range) bool {
-	_, err := job.ParseRange(r.Good + ".." + r.Bad)
-	return err == nil
 }
 
 // String names the job: "track example.com/m@main", "track

@@ -78,11 +78,12 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			if len(args) > 0 {
 				return usagef("unexpected arguments: %q", args)
 			}
+			set := given(fs)
 			for _, f := range []struct {
 				name string
 				n    int
 			}{{"every", *every}, {"max", *maxN}, {"max-bisect", *maxBisect}} {
-				if given(fs)[f.name] && f.n < 1 {
+				if set[f.name] && f.n < 1 {
 					return usagef("-%s must be 1 or more", f.name)
 				}
 			}
@@ -101,7 +102,7 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			if err != nil {
 				return err
 			}
-			set, tc := given(fs), cfg.Track
+			tc := cfg.Track
 			if set["threshold"] && !(threshold > 0 && threshold < 100) {
 				return usagef("-threshold: %s: want a change above 0%% and under 100%%, like 5%%", threshold)
 			}
