@@ -775,7 +775,6 @@ func BenchRegexp(names []string) string {
 
 var procsRE = regexp.MustCompile(`-[0-9]+$`)
 
-
 // comment posts g's culprit's comment, once, on its review: its Gerrit
 // change (req.Gerrit; gerritChange), or the pull request it came by
 // (req.GitHub). Given both servers, a culprit whose change is found on the
