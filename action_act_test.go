@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
@@ -229,18 +230,7 @@ func newActRepo(t *testing.T) *actRepo {
 	tmp := t.TempDir()
 	r := &actRepo{dir: filepath.Join(tmp, "repo"), action: filepath.Join(tmp, "patchbot"), mark: filepath.Join(tmp, "poisoned"), found: filepath.Join(tmp, "tokens-found"),
 		secrets: filepath.Join(tmp, "secrets")}
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = r.dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
-			"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.Open(t, r.dir).Git
 	write := func(name, text string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(r.dir, name)), 0o755); err != nil {

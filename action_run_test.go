@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/actions"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -183,16 +184,7 @@ func TestActionEntryPoint(t *testing.T) {
 	}
 	bin := buildPatchbot(t)
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
-			"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", args, err, out)
-		}
-	}
+	git := gittest.Open(t, dir).Git
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
 			t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,16 +195,9 @@ func TestRequestFile(t *testing.T) {
 	rand.Read(b)
 	branch := "job-test-" + hex.EncodeToString(b)
 	auth := base64.StdEncoding.EncodeToString([]byte(gs.User + ":" + gs.Password))
-	for _, args := range [][]string{
-		{"remote", "add", "origin", gs.URL + "/a/" + gs.Project},
-		{"-c", "http.extraHeader=Authorization: Basic " + auth, "push", "-q", "origin", "HEAD:refs/heads/" + branch},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", args[0], err, out)
-		}
-	}
+	g := gittest.Open(t, dir)
+	g.Git("remote", "add", "origin", gs.URL+"/a/"+gs.Project)
+	g.Git("-c", "http.extraHeader=Authorization: Basic "+auth, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
 
 	data, err := os.ReadFile("testdata/push.json")
 	if err != nil {

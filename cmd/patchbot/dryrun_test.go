@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
@@ -38,17 +38,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if _, err := example.WriteBase(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.Open(t, dir).Git
 	b := make([]byte, 4)
 	rand.Read(b)
 	branch := "dryrun-test-" + hex.EncodeToString(b)

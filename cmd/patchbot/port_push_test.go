@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/review"
 )
 
@@ -33,17 +33,7 @@ func TestPortPushGerrit(t *testing.T) {
 
 	// A clone of the project's master, whose origin names the project.
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.Open(t, dir).Git
 	git("init", "-q", "-b", "master")
 	git("remote", "add", "origin", server+"/a/"+project)
 	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))

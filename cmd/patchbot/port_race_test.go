@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 // These tests run the real patchbot binary (testscript's Main puts it in
@@ -25,17 +27,6 @@ func portTestEnv(t *testing.T) []string {
 	return append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=Gopher", "GIT_AUTHOR_EMAIL=gopher@example.com",
 		"GIT_COMMITTER_NAME=Gopher", "GIT_COMMITTER_EMAIL=gopher@example.com", "LC_ALL=C")
-}
-
-func gitT(t *testing.T, env []string, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 // exportPatch is an 'hg export' of one changeset with node id node,
@@ -56,10 +47,12 @@ func exportPatch(node, text string) string {
 func TestPortRacingProcesses(t *testing.T) {
 	env := portTestEnv(t)
 	repo := t.TempDir()
-	gitT(t, env, repo, "init", "-q", "-b", "main")
+	g := gittest.Open(t, repo)
+	g.Env = env
+	g.Git("init", "-q", "-b", "main")
 	os.WriteFile(filepath.Join(repo, "a.txt"), []byte("one\ntwo\n"), 0o666)
-	gitT(t, env, repo, "add", "-A")
-	gitT(t, env, repo, "commit", "-q", "-m", "base")
+	g.Git("add", "-A")
+	g.Git("commit", "-q", "-m", "base")
 	const pairs = 20
 	type proc struct {
 		cmd            *exec.Cmd
@@ -93,7 +86,7 @@ func TestPortRacingProcesses(t *testing.T) {
 	races := 0
 	for i, pair := range procs {
 		branch := fmt.Sprintf("b%02d", i)
-		tip := strings.TrimSpace(gitT(t, env, repo, "rev-parse", branch))
+		tip := g.Git("rev-parse", branch)
 		won := 0
 		for j, p := range pair {
 			if p.err == nil {
@@ -127,7 +120,7 @@ func TestPortRacingProcesses(t *testing.T) {
 		if won != 1 {
 			t.Errorf("pair %d: %d runs succeeded, want 1", i, won)
 		}
-		if log := gitT(t, env, repo, "reflog", "show", "--format=%H", branch); log != tip+"\n" {
+		if log := g.Git("reflog", "show", "--format=%H", branch); log != tip {
 			t.Errorf("reflog of %s:\n%s\nwant one entry, %s", branch, log, tip)
 		}
 	}
@@ -135,7 +128,7 @@ func TestPortRacingProcesses(t *testing.T) {
 	if races == 0 {
 		t.Errorf("no pair raced: the test did not test the race")
 	}
-	if out := gitT(t, env, repo, "fsck", "--strict", "--dangling", "--no-reflogs"); strings.Contains(out, "dangling") {
+	if out := g.Git("fsck", "--strict", "--dangling", "--no-reflogs"); strings.Contains(out, "dangling") {
 		t.Errorf("git fsck:\n%s", out)
 	}
 	if q, _ := filepath.Glob(filepath.Join(repo, ".git/objects/tmp_objdir-*")); len(q) > 0 {
@@ -180,7 +173,9 @@ func treeState(t *testing.T, dir string) map[string]string {
 func TestPortSIGINT(t *testing.T) {
 	env := portTestEnv(t)
 	repo := t.TempDir()
-	gitT(t, env, repo, "init", "-q", "-b", "main")
+	g := gittest.Open(t, repo)
+	g.Env = env
+	g.Git("init", "-q", "-b", "main")
 	const n = 3000
 	var patch strings.Builder
 	patch.WriteString("# HG changeset patch\n# User Gopher <gopher@golang.org>\n# Date 1412345678 0\n# Node ID 4444444444444444444444444444444444444444\n# Parent  2222222222222222222222222222222222222222\nall: large\n\n")
@@ -190,8 +185,8 @@ func TestPortSIGINT(t *testing.T) {
 		os.WriteFile(filepath.Join(repo, name), fmt.Appendf(nil, "file %d\n", i), 0o666)
 		fmt.Fprintf(&patch, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,1 +1,1 @@\n-file %d\n+FILE %d\n", name, name, name, name, i, i)
 	}
-	gitT(t, env, repo, "add", "-A")
-	gitT(t, env, repo, "commit", "-q", "-m", "base")
+	g.Git("add", "-A")
+	g.Git("commit", "-q", "-m", "base")
 	name := filepath.Join(t.TempDir(), "large.patch")
 	os.WriteFile(name, []byte(patch.String()), 0o666)
 	before := treeState(t, repo)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/step/review"
 	"github.com/patchbot/patchbot/step/review/reviewtest"
 )
@@ -43,15 +43,11 @@ func cmdNewChange(ts *testscript.TestScript, neg bool, args []string) {
 	server, user, pw, project := ts.Getenv("PATCHBOT_TEST_GERRIT_URL"), ts.Getenv("PATCHBOT_TEST_GERRIT_USER"),
 		ts.Getenv("PATCHBOT_TEST_GERRIT_PASSWORD"), ts.Getenv("PATCHBOT_TEST_GERRIT_PROJECT")
 	dir := ts.MkAbs("repo")
-	git := func(args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-			"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
-			"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com")
-		out, err := cmd.CombinedOutput()
+	identity := []string{"GIT_AUTHOR_NAME=Administrator", "GIT_AUTHOR_EMAIL=admin@example.com",
+		"GIT_COMMITTER_NAME=Administrator", "GIT_COMMITTER_EMAIL=admin@example.com"}
+	git := func(args ...string) {
+		_, err := gittest.Output(dir, identity, args...)
 		ts.Check(err)
-		return strings.TrimSpace(string(out))
 	}
 	if !amend {
 		ts.Check(os.MkdirAll(dir, 0o777))
@@ -123,11 +119,9 @@ func cmdFakeGitHub(ts *testscript.TestScript, neg bool, args []string) {
 		if f == nil {
 			ts.Fatalf("fakegithub merged: no fake GitHub started")
 		}
-		cmd := exec.Command("git", "rev-list", "--first-parent", "--reverse", args[1])
-		cmd.Dir = ts.Getenv("WORK")
-		out, err := cmd.Output()
+		out, err := gittest.Output(ts.Getenv("WORK"), nil, "rev-list", "--first-parent", "--reverse", args[1])
 		ts.Check(err)
-		for i, h := range strings.Fields(string(out)) {
+		for i, h := range strings.Fields(out) {
 			f.SetPullRequest(100+i, reviewtest.PullRequest{Head: fmt.Sprintf("%040x", 100+i), MergeCommit: h, State: "closed", Merged: true})
 		}
 		return

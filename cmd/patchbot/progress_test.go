@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,16 +63,7 @@ func TestProgress(t *testing.T) {
 		t.Skip("runs benchmarks")
 	}
 	repo := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=G", "GIT_AUTHOR_EMAIL=g@example.com",
-			"GIT_COMMITTER_NAME=G", "GIT_COMMITTER_EMAIL=g@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", args, err, out)
-		}
-	}
+	git := gittest.Open(t, repo).Git
 	write := func(name, text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o666); err != nil {

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/patchbot/patchbot/internal/example"
 	"github.com/patchbot/patchbot/internal/gerrittest"
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/job"
 	"github.com/patchbot/patchbot/step/review"
 )
@@ -43,17 +43,7 @@ func TestRunGerrit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "LC_ALL=C")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gittest.Open(t, dir).Git
 	b := make([]byte, 4)
 	rand.Read(b)
 	branch := "run-test-" + hex.EncodeToString(b)

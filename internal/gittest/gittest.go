@@ -7,10 +7,12 @@
 package gittest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,38 +24,83 @@ func Env() []string {
 		"GIT_AUTHOR_NAME=G", "GIT_AUTHOR_EMAIL=g@example.com", "GIT_COMMITTER_NAME=G", "GIT_COMMITTER_EMAIL=g@example.com")
 }
 
+// Output runs git in dir with Env and then env (whose variables win: an
+// identity, a HOME, an index of its own) and returns its standard output,
+// trimmed. Its error names the command, with credentials redacted, and
+// holds git's standard error: for a test that goes on, or one that is not
+// a testing.TB (a testscript command).
+func Output(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(Env(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v\n%s", strings.Join(Redact(args), " "), err, stderr.Bytes())
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // Git runs git in dir with Env and returns its output, trimmed; an error
 // fails the test.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = Env()
-	out, err := cmd.CombinedOutput()
+	out, err := Output(dir, nil, args...)
 	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatal(err)
 	}
-	return strings.TrimSpace(string(out))
+	return out
+}
+
+// userinfo matches the password of a URL's user information.
+var userinfo = regexp.MustCompile(`(://[^/@:\s]*):[^/@\s]*@`)
+
+// Redact returns args with credentials hidden, for messages: the value
+// of an http.extraHeader (the test Gerrit's "Authorization: Basic …")
+// and a URL's password.
+func Redact(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if k, _, ok := strings.Cut(a, "="); ok && strings.EqualFold(k, "http.extraHeader") {
+			a = k + "=REDACTED"
+		}
+		out[i] = userinfo.ReplaceAllString(a, "$1:REDACTED@")
+	}
+	return out
 }
 
 // A Repo is a repository in a test's temporary directory.
 type Repo struct {
 	t   testing.TB
 	Dir string
+	// Env is added to Env for every git the Repo runs, and wins over
+	// it: another identity, a HOME.
+	Env []string
 }
 
 // New makes an empty repository whose branch is main.
 func New(t testing.TB) *Repo {
 	t.Helper()
-	r := &Repo{t: t, Dir: t.TempDir()}
+	r := Open(t, t.TempDir())
 	r.Git("init", "-q", "-b", "main")
 	return r
+}
+
+// Open returns a Repo for dir, which something else made (a repository
+// written by the code under test, or a directory to run git init in).
+func Open(t testing.TB, dir string) *Repo {
+	return &Repo{t: t, Dir: dir}
 }
 
 // Git runs git in r.
 func (r *Repo) Git(args ...string) string {
 	r.t.Helper()
-	return Git(r.t, r.Dir, args...)
+	out, err := Output(r.Dir, r.Env, args...)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
 }
 
 // Write writes the files, by slash-separated name, making their

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 // BenchmarkPortLarge ports one changeset ('hg export --git' format) onto a
@@ -75,9 +76,9 @@ func benchmarkPort(b *testing.B, files, linesPerFile, changedPerFile int) {
 			fmt.Fprintf(&patch, " line %d of %s\n", l, name)
 		}
 	}
-	run(b, base, "git", "init", "-q", "-b", "main")
-	run(b, base, "git", "add", "-A")
-	run(b, base, "git", "commit", "-q", "-m", "base")
+	gittest.Git(b, base, "init", "-q", "-b", "main")
+	gittest.Git(b, base, "add", "-A")
+	gittest.Git(b, base, "commit", "-q", "-m", "base")
 	patchFile := filepath.Join(b.TempDir(), "large.patch")
 	if err := os.WriteFile(patchFile, []byte(patch.String()), 0o666); err != nil {
 		b.Fatal(err)
@@ -88,7 +89,7 @@ func benchmarkPort(b *testing.B, files, linesPerFile, changedPerFile int) {
 		b.StopTimer()
 		defer b.StartTimer()
 		dir := filepath.Join(b.TempDir(), "work")
-		run(b, base, "git", "clone", "-q", "--no-hardlinks", base, dir)
+		gittest.Git(b, base, "clone", "-q", "--no-hardlinks", base, dir)
 		return dir
 	}
 	var want string
@@ -105,13 +106,11 @@ func benchmarkPort(b *testing.B, files, linesPerFile, changedPerFile int) {
 	b.Run("gitam", func(b *testing.B) {
 		for range b.N {
 			dir := clone(b)
-			cmd := exec.Command("git", "am", "-q", "--patch-format=hg", patchFile)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("git am: %v\n%s", err, out)
+			if _, err := gittest.Output(dir, nil, "am", "-q", "--patch-format=hg", patchFile); err != nil {
+				b.Fatal(err)
 			}
 			b.StopTimer()
-			if got := strings.TrimSpace(run(b, dir, "git", "rev-parse", "HEAD^{tree}")); want != "" && got != want {
+			if got := gittest.Git(b, dir, "rev-parse", "HEAD^{tree}"); want != "" && got != want {
 				b.Fatalf("git am made tree %s, patchbot %s", got, want)
 			}
 			b.StartTimer()

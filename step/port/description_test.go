@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 // A description is one changeset description to give hg, and what port
@@ -88,8 +90,8 @@ func checkDescriptions(t *testing.T, ds []description) {
 	run(t, hgDir, "hg", "commit", "-q", "-A", "-m", "base", "-u", "Gopher <gopher@golang.org>", "-d", "1400000000 0")
 	repo := gitRepoFrom(t, hgDir)
 	os.RemoveAll(filepath.Join(repo, ".hg"))
-	run(t, repo, "git", "add", "-A")
-	run(t, repo, "git", "commit", "-q", "--amend", "-m", "base")
+	gittest.Git(t, repo, "add", "-A")
+	gittest.Git(t, repo, "commit", "-q", "--amend", "-m", "base")
 
 	stored := make([]string, len(ds))
 	for i, d := range ds {

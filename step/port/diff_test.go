@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 var (
@@ -93,8 +95,8 @@ func differential(t *testing.T, seed uint64) {
 	run(t, hgDir, "hg", "commit", "-q", "-A", "-m", "base", "-d", "1400000000 0")
 	repo := gitRepoFrom(t, hgDir)
 	os.RemoveAll(filepath.Join(repo, ".hg"))
-	run(t, repo, "git", "add", "-A")
-	run(t, repo, "git", "commit", "-q", "--amend", "-m", "base")
+	gittest.Git(t, repo, "add", "-A")
+	gittest.Git(t, repo, "commit", "-q", "--amend", "-m", "base")
 
 	type meta struct{ user, date, msg string }
 	var metas []meta
@@ -201,8 +203,8 @@ func differential(t *testing.T, seed uint64) {
 		if err != nil {
 			t.Fatalf("port of 'hg export %s':\n%v\npatch:\n%s", style, err, patch)
 		}
-		if got := strings.TrimSpace(run(t, repo, "git", "rev-parse", branch+"^{tree}")); got != want {
-			t.Fatalf("%s: tree %s, want hg's %s\n%s\npatch:\n%s", branch, got, want, run(t, repo, "git", "diff", "--stat", want, got), patch)
+		if got := gittest.Git(t, repo, "rev-parse", branch+"^{tree}"); got != want {
+			t.Fatalf("%s: tree %s, want hg's %s\n%s\npatch:\n%s", branch, got, want, gittest.Git(t, repo, "diff", "--stat", want, got), patch)
 		}
 		log := run(t, repo, "git", "log", "--reverse", "--format=%an <%ae>|%ad|%B%x00", "--date=format:%z", "main.."+branch)
 		entries := strings.Split(strings.TrimSuffix(log, "\x00\n"), "\x00\n")

@@ -5,11 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 var compare = flag.Bool("compare", false, "run TestCompareGit (git am and git apply on every fixture)")
@@ -56,25 +57,26 @@ func TestCompareGit(t *testing.T) {
 
 		// git am
 		repo := gitRepoFrom(t, filepath.Join(trees, name, "base"))
-		out, err := gitCmd(repo, "am", "-q", "--patch-format=hg", file)
+		_, err := gittest.Output(repo, nil, "am", "-q", "--patch-format=hg", file)
 		am := ""
 		if err != nil {
-			am = cell(false, "", repo, firstLine(out))
+			_, msg, _ := strings.Cut(err.Error(), "\n") // git's own message
+			am = cell(false, "", repo, firstLine(msg))
 		} else {
 			var notes []string
-			total := strings.Count(run(t, repo, "git", "rev-list", "HEAD"), "\n") - 1
+			total := len(strings.Fields(gittest.Git(t, repo, "rev-list", "HEAD"))) - 1
 			want := max(strings.Count(string(must(os.ReadFile(file))), "# HG changeset patch"), 1)
 			if total != want {
 				notes = append(notes, fmt.Sprintf("%d commits for %d changesets", total, want))
 			}
-			msg := run(t, repo, "git", "log", "-1", "--format=%B")
+			msg := gittest.Git(t, repo, "log", "-1", "--format=%B")
 			if strings.Contains(string(must(os.ReadFile(file))), "\n---\n") && !strings.Contains(msg, "still part of the message") {
 				notes = append(notes, "message cut at '---'")
 			}
 			if strings.Contains(msg, "R=") || strings.Contains(msg, "codereview.appspot.com") {
 				notes = append(notes, "review lines kept")
 			}
-			tree := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD^{tree}"))
+			tree := gittest.Git(t, repo, "rev-parse", "HEAD^{tree}")
 			am = cell(true, tree, repo, strings.Join(notes, ", "))
 		}
 
@@ -82,9 +84,10 @@ func TestCompareGit(t *testing.T) {
 		apply := "—"
 		if data := string(must(os.ReadFile(file))); !strings.HasPrefix(data, "# HG changeset patch") {
 			repo := gitRepoFrom(t, filepath.Join(trees, name, "base"))
-			out, err := gitCmd(repo, "apply", file)
+			_, err := gittest.Output(repo, nil, "apply", file)
 			if err != nil {
-				apply = cell(false, "", repo, firstLine(out))
+				_, msg, _ := strings.Cut(err.Error(), "\n")
+				apply = cell(false, "", repo, firstLine(msg))
 			} else {
 				apply = cell(true, treeOf(t, repo, repo), repo, "")
 			}
@@ -125,13 +128,6 @@ func TestCompareGit(t *testing.T) {
 	if b.String() != string(want) {
 		t.Errorf("comparison changed:\n%s\nwant:\n%s", b.String(), want)
 	}
-}
-
-func gitCmd(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 func firstLine(s string) string {

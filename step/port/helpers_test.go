@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/testenv"
 )
 
@@ -69,11 +70,11 @@ func run(t testing.TB, dir string, args ...string) string {
 func gitRepoFrom(t testing.TB, dir string) string {
 	t.Helper()
 	repo := t.TempDir()
-	run(t, repo, "git", "init", "-q", "-b", "main")
-	run(t, repo, "git", "config", "core.autocrlf", "false")
+	gittest.Git(t, repo, "init", "-q", "-b", "main")
+	gittest.Git(t, repo, "config", "core.autocrlf", "false")
 	run(t, repo, "cp", "-a", dir+"/.", repo)
-	run(t, repo, "git", "add", "-A")
-	run(t, repo, "git", "commit", "-q", "--allow-empty", "-m", "base")
+	gittest.Git(t, repo, "add", "-A")
+	gittest.Git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
 	return repo
 }
 
@@ -82,19 +83,11 @@ func gitRepoFrom(t testing.TB, dir string) string {
 // that 'git diff' can compare it with the port's tree.
 func treeOf(t testing.TB, repo, dir string) string {
 	t.Helper()
-	index := filepath.Join(t.TempDir(), "index")
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"--git-dir=" + filepath.Join(repo, ".git"), "--work-tree=.", "-c", "core.autocrlf=false"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_INDEX_FILE="+index)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	git("add", "-A", "--", ".", ":!.hg")
-	return strings.TrimSpace(git("write-tree"))
+	g := gittest.Open(t, dir)
+	g.Env = []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	in := []string{"--git-dir=" + filepath.Join(repo, ".git"), "--work-tree=.", "-c", "core.autocrlf=false"}
+	g.Git(append(in, "add", "-A", "--", ".", ":!.hg")...)
+	return g.Git(append(in, "write-tree")...)
 }
 
 var fixtures struct {

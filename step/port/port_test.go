@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/patchbot/patchbot/internal/gittest"
 )
 
 // TestHgFixtures ports every fixture mkfixtures.sh makes onto a Git copy of
@@ -61,21 +63,21 @@ func TestHgFixtures(t *testing.T) {
 				t.Fatalf("%d commits, want %d", len(res.Commits), tt.commits)
 			}
 			want := treeOf(t, repo, filepath.Join(trees, tt.name, "want"))
-			got := strings.TrimSpace(run(t, repo, "git", "rev-parse", res.Branch+"^{tree}"))
+			got := gittest.Git(t, repo, "rev-parse", res.Branch+"^{tree}")
 			if got != want {
-				t.Errorf("tree %s, want %s (hg's); diff:\n%s", got, want, run(t, repo, "git", "diff", "--stat", want, got))
+				t.Errorf("tree %s, want %s (hg's); diff:\n%s", got, want, gittest.Git(t, repo, "diff", "--stat", want, got))
 			}
-			if tip := strings.TrimSpace(run(t, repo, "git", "rev-parse", res.Branch)); tip != res.Head {
+			if tip := gittest.Git(t, repo, "rev-parse", res.Branch); tip != res.Head {
 				t.Errorf("branch at %s, result says %s", tip, res.Head)
 			}
 			// The work tree, index and current branch are untouched.
-			if st := run(t, repo, "git", "status", "--porcelain"); st != "" {
+			if st := gittest.Git(t, repo, "status", "--porcelain"); st != "" {
 				t.Errorf("work tree changed:\n%s", st)
 			}
-			if b := strings.TrimSpace(run(t, repo, "git", "symbolic-ref", "--short", "HEAD")); b != "main" {
+			if b := gittest.Git(t, repo, "symbolic-ref", "--short", "HEAD"); b != "main" {
 				t.Errorf("current branch is %s, want main", b)
 			}
-			run(t, repo, "git", "fsck", "--strict", "--no-dangling")
+			gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
 		})
 	}
 }
@@ -126,7 +128,7 @@ Change-Id: ` + res.Commits[0].ChangeID + "\n\n"
 	}
 
 	repo, res = port("git")
-	got = run(t, repo, "git", "cat-file", "-p", res.Branch)
+	got = gittest.Git(t, repo, "cat-file", "-p", res.Branch)
 	if !strings.Contains(got, "\nauthor gopher <> 1412345678 -0030\n") {
 		t.Errorf("git commit (user without e-mail, zone -0030):\n%s", got)
 	}
@@ -141,17 +143,17 @@ func TestZones(t *testing.T) {
 	} {
 		t.Run(zone.git, func(t *testing.T) {
 			repo := t.TempDir()
-			run(t, repo, "git", "init", "-q", "-b", "main")
+			gittest.Git(t, repo, "init", "-q", "-b", "main")
 			os.WriteFile(filepath.Join(repo, "f"), []byte("a\n"), 0o666)
-			run(t, repo, "git", "add", "f")
-			run(t, repo, "git", "commit", "-q", "-m", "base")
+			gittest.Git(t, repo, "add", "f")
+			gittest.Git(t, repo, "commit", "-q", "-m", "base")
 			patch := "# HG changeset patch\n# User Z <z@example.com>\n# Date 1412345678 " + zone.hg + "\nzone\n\n" +
 				"diff -r 000000000000 f\n--- a/f\tdate\n+++ b/f\tdate\n@@ -1 +1 @@\n-a\n+b\n"
 			res, err := Port(context.Background(), &Options{Repo: repo, Branch: "z"}, []Input{{"z.patch", []byte(patch)}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw := run(t, repo, "git", "cat-file", "-p", res.Head)
+			raw := gittest.Git(t, repo, "cat-file", "-p", res.Head)
 			if !strings.Contains(raw, "> 1412345678 "+zone.git+"\n") {
 				t.Errorf("author line for hg offset %s:\n%s\nwant zone %s", zone.hg, raw, zone.git)
 			}
@@ -195,7 +197,7 @@ func TestIdempotent(t *testing.T) {
 	}
 
 	// With the branch merged, porting again finds every changeset present.
-	run(t, repo, "git", "merge", "-q", "--ff-only", first.Branch)
+	gittest.Git(t, repo, "merge", "-q", "--ff-only", first.Branch)
 	present, err := Port(context.Background(), &Options{Repo: repo, Branch: "again"}, []Input{{"series.patch", data}})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +207,7 @@ func TestIdempotent(t *testing.T) {
 	}
 
 	// A branch of the same name with other content is not overwritten.
-	run(t, repo2, "git", "branch", "-f", first.Branch, "main")
+	gittest.Git(t, repo2, "branch", "-f", first.Branch, "main")
 	_, err = Port(context.Background(), &Options{Repo: repo2}, []Input{{"series.patch", data}})
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("port onto an existing branch: %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/remedy"
 )
 
@@ -60,13 +61,13 @@ func TestPortRaceLoses(t *testing.T) {
 		t.Fatalf("loser: %v; want a *RaceError", err)
 	}
 	sameSnapshot(t, before, snapshot(t, gitDir))
-	if got := strings.TrimSpace(run(t, repo, "git", "rev-parse", "b")); got != winner.Head {
+	if got := gittest.Git(t, repo, "rev-parse", "b"); got != winner.Head {
 		t.Errorf("branch b at %s, want the winner's %s", got, winner.Head)
 	}
-	if log := run(t, repo, "git", "reflog", "show", "--format=%H %gs", "b"); !strings.HasPrefix(log, winner.Head+" patchbot port: a: WIN onto ") {
+	if log := gittest.Git(t, repo, "reflog", "show", "--format=%H %gs", "b"); !strings.HasPrefix(log, winner.Head+" patchbot port: a: WIN onto ") {
 		t.Errorf("reflog of b:\n%s\nwant the winner's entry", log)
 	}
-	run(t, repo, "git", "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
 }
 
 // TestPortRaceSamePort: a port that finds, when it comes to set the
@@ -193,11 +194,11 @@ func TestPortInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(run(t, repo, "git", "rev-parse", "HEAD")); got != res.Head {
+	if got := gittest.Git(t, repo, "rev-parse", "HEAD"); got != res.Head {
 		t.Errorf("HEAD at %s, want %s", got, res.Head)
 	}
-	run(t, repo, "git", "fsck", "--strict", "--no-dangling")
-	if st := run(t, repo, "git", "status", "--porcelain"); st != "" {
+	gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
+	if st := gittest.Git(t, repo, "status", "--porcelain"); st != "" {
 		t.Errorf("git status after -checkout:\n%s", st)
 	}
 }
@@ -259,7 +260,7 @@ func TestPortOptionErrors(t *testing.T) {
 func TestPortLinkedWorktree(t *testing.T) {
 	repo := smallRepo(t)
 	wt := filepath.Join(t.TempDir(), "wt")
-	run(t, repo, "git", "worktree", "add", "-q", "-b", "side", wt)
+	gittest.Git(t, repo, "worktree", "add", "-q", "-b", "side", wt)
 	res, err := Port(context.Background(), &Options{Repo: wt}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err != nil {
 		t.Fatal(err)
@@ -267,17 +268,17 @@ func TestPortLinkedWorktree(t *testing.T) {
 	if res.Repo != wt {
 		t.Errorf("Repo = %s, want %s", res.Repo, wt)
 	}
-	if got := strings.TrimSpace(run(t, repo, "git", "rev-parse", res.Branch)); got != res.Head {
+	if got := gittest.Git(t, repo, "rev-parse", res.Branch); got != res.Head {
 		t.Errorf("main worktree sees %s at %s, want %s", res.Branch, got, res.Head)
 	}
 	res, err = Port(context.Background(), &Options{Repo: wt, Checkout: true, Branch: "wtb"}, []Input{{"b.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(run(t, wt, "git", "symbolic-ref", "HEAD")); got != "refs/heads/wtb" {
+	if got := gittest.Git(t, wt, "symbolic-ref", "HEAD"); got != "refs/heads/wtb" {
 		t.Errorf("worktree HEAD = %s, want refs/heads/wtb", got)
 	}
-	if got := strings.TrimSpace(run(t, repo, "git", "symbolic-ref", "HEAD")); got != "refs/heads/main" {
+	if got := gittest.Git(t, repo, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
 		t.Errorf("main worktree HEAD = %s, want refs/heads/main", got)
 	}
 	if data, _ := os.ReadFile(filepath.Join(wt, "a.txt")); string(data) != "one\nB\n" {
@@ -286,10 +287,10 @@ func TestPortLinkedWorktree(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(repo, "a.txt")); string(data) != "one\ntwo\n" {
 		t.Errorf("main a.txt = %q", data)
 	}
-	if st := run(t, wt, "git", "status", "--porcelain"); st != "" {
+	if st := gittest.Git(t, wt, "status", "--porcelain"); st != "" {
 		t.Errorf("worktree status:\n%s", st)
 	}
-	run(t, repo, "git", "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, repo, "fsck", "--strict", "--no-dangling")
 }
 
 // TestPortBare ports into a bare repository, which works without
@@ -298,18 +299,18 @@ func TestPortLinkedWorktree(t *testing.T) {
 func TestPortBare(t *testing.T) {
 	repo := smallRepo(t)
 	bare := filepath.Join(t.TempDir(), "bare.git")
-	run(t, repo, "git", "clone", "-q", "--bare", repo, bare)
+	gittest.Git(t, repo, "clone", "-q", "--bare", repo, bare)
 	res, err := Port(context.Background(), &Options{Repo: bare}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(run(t, bare, "git", "rev-parse", res.Branch)); got != res.Head {
+	if got := gittest.Git(t, bare, "rev-parse", res.Branch); got != res.Head {
 		t.Errorf("%s at %s, want %s", res.Branch, got, res.Head)
 	}
-	if log := run(t, bare, "git", "reflog", "show", "--format=%gs", res.Branch); !strings.HasPrefix(log, "patchbot port: a: A onto ") {
+	if log := gittest.Git(t, bare, "reflog", "show", "--format=%gs", res.Branch); !strings.HasPrefix(log, "patchbot port: a: A onto ") {
 		t.Errorf("reflog in the bare repository: %q", log)
 	}
-	run(t, bare, "git", "fsck", "--strict", "--no-dangling")
+	gittest.Git(t, bare, "fsck", "--strict", "--no-dangling")
 
 	before := snapshot(t, bare)
 	_, err = Port(context.Background(), &Options{Repo: bare, Checkout: true, Branch: "c"}, []Input{{"a.patch", shoutPatch("bbbbbbbbbbbb", "B")}})
@@ -319,7 +320,7 @@ func TestPortBare(t *testing.T) {
 	sameSnapshot(t, before, snapshot(t, bare))
 
 	empty := t.TempDir()
-	run(t, empty, "git", "init", "-q")
+	gittest.Git(t, empty, "init", "-q")
 	before = snapshot(t, empty)
 	_, err = Port(context.Background(), &Options{Repo: empty}, []Input{{"a.patch", shoutPatch("aaaaaaaaaaaa", "A")}})
 	if err == nil || !strings.Contains(err.Error(), "has no commits yet; make a first commit to port onto") {
@@ -348,10 +349,10 @@ func TestCheckoutLock(t *testing.T) {
 	if err2 == nil || !strings.Contains(err2.Error(), "{port.checkout}: another port with {port.checkout} is running in") {
 		t.Errorf("second -checkout: %v", err2)
 	}
-	if out := run(t, repo, "git", "branch", "--list", "two"); out != "" {
+	if out := gittest.Git(t, repo, "branch", "--list", "two"); out != "" {
 		t.Errorf("branch two exists: %q", out)
 	}
-	if got := strings.TrimSpace(run(t, repo, "git", "symbolic-ref", "HEAD")); got != "refs/heads/one" {
+	if got := gittest.Git(t, repo, "symbolic-ref", "HEAD"); got != "refs/heads/one" {
 		t.Errorf("HEAD = %s", got)
 	}
 }

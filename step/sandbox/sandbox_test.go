@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/testenv"
 	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/sandbox"
@@ -51,15 +52,7 @@ func newSandbox(t *testing.T, limits sandbox.Limits) *sandbox.Sandbox {
 // filled in with data, in two commits that differ in a comment.
 func gitRepo(t *testing.T, dir string, ar *txtar.Archive, data any) {
 	t.Helper()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gittest.Open(t, dir).Git
 	git("init", "-q", "-b", "main")
 	for _, f := range ar.Files {
 		tmpl, err := template.New(f.Name).Parse(string(f.Data))
@@ -223,7 +216,7 @@ func TestHostile(t *testing.T) {
 			t.Errorf("a file was written in %s", d)
 		}
 	}
-	if out, _ := exec.Command("git", "-C", repo, "status", "--porcelain").Output(); len(out) > 0 {
+	if out := gittest.Git(t, repo, "status", "--porcelain"); out != "" {
 		t.Errorf("the repository changed:\n%s", out)
 	}
 	if left := sleepers(); left > 0 {
