@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"flag"
 	"os"
@@ -135,19 +136,7 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			if err := req.Validate(); err != nil {
 				return jobError(err)
 			}
-			if (*dryRun || *show) && d.Engine == "sqlite" {
-				if _, err := os.Stat(d.Path); errors.Is(err, os.ErrNotExist) {
-					// Nothing is recorded, and a dry run or a look
-					// makes no database: an empty one of its own.
-					tmp, err := os.MkdirTemp("", "patchbot-track-")
-					if err != nil {
-						return err
-					}
-					defer os.RemoveAll(tmp)
-					d.Path = filepath.Join(tmp, "empty.db")
-				}
-			}
-			store, closeStore, err := track.OpenDatabase(e.ctx, d)
+			store, closeStore, err := openTracks(e.ctx, d, *dryRun || *show)
 			if err != nil {
 				return err
 			}
@@ -185,4 +174,37 @@ the run did what it could, 1 on failure, 2 for bad flags.`,
 			return nil
 		}
 	},
+}
+
+// openTracks opens the track store in d; for a dry run or a look
+// (readOnly), without migrating or writing it, and where nothing was ever
+// recorded (no file, or no store in the database) an empty store of its
+// own, so that neither makes a database.
+func openTracks(ctx context.Context, d db.Database, readOnly bool) (*track.Store, func(), error) {
+	if !readOnly {
+		return track.OpenDatabase(ctx, d)
+	}
+	empty := d.Engine == "sqlite" && !exists(d.Path)
+	if !empty {
+		store, closeStore, err := track.OpenReadOnly(ctx, d)
+		if !errors.Is(err, track.ErrNoHistory) {
+			return store, closeStore, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "patchbot-track-")
+	if err != nil {
+		return nil, nil, err
+	}
+	store, closeStore, err := track.OpenDatabase(ctx, db.Database{Engine: "sqlite", Path: filepath.Join(tmp, "empty.db")})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	return store, func() { closeStore(); os.RemoveAll(tmp) }, nil
+}
+
+// exists reports whether a file is at path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, os.ErrNotExist)
 }

@@ -15,8 +15,9 @@ import (
 // recorded, each benchmark's value at each, and the change points found
 // with what became of them. Open brings its schema up to date.
 type Store struct {
-	db     *sql.DB
-	engine string
+	db       *sql.DB
+	engine   string
+	readOnly bool // OpenReadOnly's: Add, AddChange and UpdateChange refuse
 }
 
 // schema is the store's migrations, in order: migration i+1 brings the
@@ -83,6 +84,74 @@ func OpenDatabase(ctx context.Context, d db.Database) (*Store, func(), error) {
 		return nil, nil, err
 	}
 	return s, func() { sqldb.Close() }, nil
+}
+
+// ErrNoHistory is the error, wrapped, of OpenReadOnly on a database in
+// which nothing was ever tracked (no store's tables): a dry run or a look
+// has nothing to read there, and makes nothing.
+var ErrNoHistory = errors.New("nothing is tracked in this database")
+
+// ErrOldSchema is the error, wrapped, of OpenReadOnly on a database whose
+// store an older patchbot made: reading it needs a migration, which is a
+// write.
+var ErrOldSchema = errors.New("the database's track schema is older than this patchbot's")
+
+// errReadOnly is the error of a write to a read-only store.
+var errReadOnly = errors.New("track: the store was opened read-only")
+
+// OpenReadOnly opens the store in the database d names for reading only:
+// it neither migrates the schema nor writes, so that a dry run or a look
+// at the history leaves the database as it was. A database with no store
+// is ErrNoHistory, one that needs a migration ErrOldSchema, one a newer
+// patchbot made ErrNewerSchema.
+func OpenReadOnly(ctx context.Context, d db.Database) (*Store, func(), error) {
+	sqldb, err := db.OpenSQL(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := openReadOnly(ctx, sqldb, d.Engine)
+	if err != nil {
+		sqldb.Close()
+		return nil, nil, err
+	}
+	return s, func() { sqldb.Close() }, nil
+}
+
+func openReadOnly(ctx context.Context, db *sql.DB, engine string) (*Store, error) {
+	s := &Store{db: db, engine: engine, readOnly: true}
+	if err := s.checkVersion(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkVersion reports whether the schema is this patchbot's, reading
+// only.
+func (s *Store) checkVersion(ctx context.Context) error {
+	exists := "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'patchbot_track_schema'"
+	if s.engine == "postgres" {
+		exists = "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'patchbot_track_schema'"
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, exists).Scan(&n); err != nil {
+		return fmt.Errorf("track: reading the schema: %w", err)
+	}
+	if n == 0 {
+		return ErrNoHistory
+	}
+	version := 0
+	err := s.db.QueryRowContext(ctx, "SELECT version FROM patchbot_track_schema").Scan(&version)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return ErrNoHistory
+	case err != nil:
+		return fmt.Errorf("track: reading the schema: %w", err)
+	case version > len(schema):
+		return fmt.Errorf("%w (version %d; this one knows %d): run the newer patchbot, or another database", ErrNewerSchema, version, len(schema))
+	case version < len(schema):
+		return fmt.Errorf("%w (version %d; this one's is %d): a run that records migrates it", ErrOldSchema, version, len(schema))
+	}
+	return nil
 }
 
 // Version is the schema version this patchbot makes and reads.
@@ -199,6 +268,9 @@ func (s *Store) Last(ctx context.Context, track string) (*Commit, error) {
 // transaction; it sets c.Seq. A commit already recorded is left as it was
 // (a run that died after recording it, run again), and Add says false.
 func (s *Store) Add(ctx context.Context, track string, c *Commit, values []Value) (bool, error) {
+	if s.readOnly {
+		return false, errReadOnly
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
@@ -397,6 +469,9 @@ func (c *Change) Ratio() float64 { return c.After / c.Before }
 // AddChange records c unless its series already has a change at c.Hash,
 // and says whether it did.
 func (s *Store) AddChange(ctx context.Context, track string, c *Change) (bool, error) {
+	if s.readOnly {
+		return false, errReadOnly
+	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO patchbot_track_change
 		(track, pkg, name, unit, hash, prev, good, bad, before, after, p, found, state, culprit, reason, bisect, comment, tries)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
@@ -411,6 +486,9 @@ func (s *Store) AddChange(ctx context.Context, track string, c *Change) (bool, e
 
 // UpdateChange records c's state, culprit, reason, bisection and comment.
 func (s *Store) UpdateChange(ctx context.Context, track string, c *Change) error {
+	if s.readOnly {
+		return errReadOnly
+	}
 	_, err := s.db.ExecContext(ctx, `UPDATE patchbot_track_change SET state = $1, culprit = $2, reason = $3, bisect = $4, comment = $5, tries = $6
 		WHERE track = $7 AND pkg = $8 AND name = $9 AND unit = $10 AND hash = $11`,
 		c.State, c.Culprit, c.Reason, c.Bisect, c.Comment, c.Tries, track, c.Key.Package, c.Key.Name, c.Key.Unit, c.Hash)

@@ -268,3 +268,56 @@ func TestNewerSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenReadOnly: a read-only store reads a current schema, says what
+// else it found (nothing tracked, an older or a newer schema) without
+// migrating, and refuses every write.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			db := e.open(t)
+			if _, err := openReadOnly(ctx, db, e.name); !errors.Is(err, ErrNoHistory) {
+				t.Fatalf("an empty database: %v, want ErrNoHistory", err)
+			}
+			w, err := Open(ctx, db, e.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Add(ctx, "t", &Commit{Hash: "a", Subject: "a", Time: time.Unix(1, 0)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			r, err := openReadOnly(ctx, db, e.name)
+			if err != nil {
+				t.Fatalf("a current schema: %v", err)
+			}
+			if c, err := r.Last(ctx, "t"); err != nil || c == nil || c.Hash != "a" {
+				t.Errorf("Last = %+v, %v; want commit a", c, err)
+			}
+			if _, err := r.Add(ctx, "t", &Commit{Hash: "b", Subject: "b", Time: time.Unix(2, 0)}, nil); !errors.Is(err, errReadOnly) {
+				t.Errorf("Add: %v, want errReadOnly", err)
+			}
+			if _, err := r.AddChange(ctx, "t", &Change{}); !errors.Is(err, errReadOnly) {
+				t.Errorf("AddChange: %v, want errReadOnly", err)
+			}
+			if err := r.UpdateChange(ctx, "t", &Change{}); !errors.Is(err, errReadOnly) {
+				t.Errorf("UpdateChange: %v, want errReadOnly", err)
+			}
+			for _, tt := range []struct {
+				version int
+				want    error
+			}{{Version() - 1, ErrOldSchema}, {Version() + 1, ErrNewerSchema}} {
+				if _, err := db.Exec("UPDATE patchbot_track_schema SET version = $1", tt.version); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := openReadOnly(ctx, db, e.name); !errors.Is(err, tt.want) {
+					t.Errorf("version %d: %v, want %v", tt.version, err, tt.want)
+				}
+				var v int
+				if err := db.QueryRow("SELECT version FROM patchbot_track_schema").Scan(&v); err != nil || v != tt.version {
+					t.Errorf("version after the read-only open: %d, %v; want %d, untouched", v, err, tt.version)
+				}
+			}
+		})
+	}
+}
