@@ -3,7 +3,6 @@ package repo
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -24,9 +23,7 @@ func TestOpen(t *testing.T) {
 	if !ok || fe.Field != "repo" || fe.Value != sub {
 		t.Fatalf("Open(%s) outside a repository = %v (%T); want a *remedy.FieldError for repo %q", sub, err, err, sub)
 	}
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.Git(t, dir, "init", "-q")
 	if _, err := Open(sub); err != nil {
 		t.Errorf("Open(%s), below the repository's root: %v", sub, err)
 	}
