@@ -132,6 +132,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 		Report:  env.Report,
 		Kind:    kind,
 		Note:    env.Note,
+		Asked:   req.Post.Asked,
 	}
 	var err error
 	if o.Port, err = req.portOptions(cfg); err != nil {

@@ -152,7 +152,7 @@ type PostSettings struct {
 	// patch set on Gerrit, one comment per kind on GitHub. "" is, for
 	// the post step on its own, bench for a result and note otherwise;
 	// for the whole job (Run), run (MessageKind). A server's worker
-	// replies as serve-COMMAND.
+	// replies as serve-COMMAND- and its job's identity.
 	Kind   string           `json:"kind,omitempty"`
 	Text   string           `json:"text,omitempty"`
 	Result *benchrun.Result `json:"result,omitempty"`
@@ -161,6 +161,17 @@ type PostSettings struct {
 	// that differs from run to run. GitHub's one comment of the kind is
 	// edited in place either way.
 	Once bool `json:"once,omitempty"`
+	// Asked, for the whole job (Run), is the command the message
+	// answers, said first in it (Result.Asked).
+	Asked *Asked `json:"asked,omitempty"`
+}
+
+// Asked is a command that a job answers: a server's worker names it at
+// the head of its reply, so that a reviewer who asked twice, or two
+// reviewers, can tell which reply is whose.
+type Asked struct {
+	Command string `json:"command"`       // as written, normalised: "/patchbot bench -count 5"
+	Who     string `json:"who,omitempty"` // who asked: a login, a Gerrit account
 }
 
 // Gerrit is a review target on a Gerrit server: an existing change, or a

@@ -110,6 +110,8 @@ type plan struct {
 	// newer one exists, read at reply time, not when the job began. An
 	// error stops the post step.
 	Note func(ctx context.Context) (string, error)
+	// Asked is the command the message answers (PostSettings.Asked).
+	Asked *Asked
 }
 
 // A Result is the record of a run: one field per step, nil for a step that
@@ -136,8 +138,10 @@ type Result struct {
 	// patch touches no package with benchmarks. Bench is nil then.
 	NoBench string `json:"no_bench,omitempty"`
 
-	// Note is the line Env.Note gave, first in the review message.
-	Note string `json:"note,omitempty"`
+	// Asked is the command the review message answers, first in it
+	// (PostSettings.Asked); Note is the line Env.Note gave, after it.
+	Asked *Asked `json:"asked,omitempty"`
+	Note  string `json:"note,omitempty"`
 
 	Error *Failure `json:"error,omitempty"`
 }

@@ -29,6 +29,7 @@ func (r *runner) post(ctx context.Context) error {
 		}
 		r.res.Note = note
 	}
+	r.res.Asked = r.opts.Asked
 	kind := r.opts.Kind
 	if kind == "" {
 		kind = MessageKind
@@ -129,6 +130,13 @@ func Compose(res *Result, f benchrun.Format) string {
 		text = escape.Markdown
 	}
 	var b strings.Builder
+	if a := res.Asked; a != nil {
+		fmt.Fprintf(&b, "Answering %s", text(a.Command))
+		if a.Who != "" {
+			fmt.Fprintf(&b, ", asked by %s", text(a.Who))
+		}
+		b.WriteString(".\n\n")
+	}
 	if res.Note != "" {
 		fmt.Fprintf(&b, "%s\n\n", res.Note)
 	}

@@ -51,7 +51,8 @@ func hostileLines(ns int) string {
 }
 
 // TestComposeEscapes checks a review message whose benchmark names and
-// units would mention, link and render if echoed raw, in both media,
+// units, and the command it answers, would mention, link and render if
+// echoed raw, in both media,
 // against testdata/compose-hostile.FORMAT (go test -update rewrites them):
 // nothing in it acts, in the lists ("Significantly better", "No
 // significant change") as in the tables.
@@ -70,7 +71,7 @@ func TestComposeEscapes(t *testing.T) {
 	}
 	r.Base.File, r.Head.File = "old.txt", "new.txt"
 	r.Base.Label, r.Head.Label = "old", "new"
-	res := &Result{Bench: r}
+	res := &Result{Bench: r, Asked: &Asked{Command: "/patchbot bench -bench @org/team|[x](https://evil.example)|<img_src=x>|#123", Who: "mallory"}}
 	for _, f := range []benchrun.Format{benchrun.Markdown, benchrun.Gerrit} {
 		got := Compose(res, f)
 		var acts []string
@@ -82,7 +83,7 @@ func TestComposeEscapes(t *testing.T) {
 		if len(acts) > 0 {
 			t.Errorf("%s message: %q act:\n%s", f, acts, got)
 		}
-		for _, list := range []string{"Significantly better:\n- X/", "No significant change:\n- X/"} {
+		for _, list := range []string{"Answering /patchbot bench -bench ", ", asked by mallory.\n\n", "Significantly better:\n- X/", "No significant change:\n- X/"} {
 			if !strings.Contains(got, list) {
 				t.Errorf("%s message lacks %q:\n%s", f, list, got)
 			}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
+	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/internal/gittest"
 	"github.com/patchbot/patchbot/internal/pgtest"
 	"github.com/patchbot/patchbot/internal/testenv"
@@ -439,13 +440,22 @@ func (f *serveFixture) replies(n int) map[string][]reviewtest.Comment {
 			f.tb.Errorf("a comment on #%d without a marker: %q", n, c.Body)
 			continue
 		}
-		m[k[1]] = append(m[k[1]], c)
+		kind := k[1]
+		if j := jobKind.FindStringSubmatch(kind); j != nil {
+			kind = j[1] + j[2]
+		}
+		m[kind] = append(m[kind], c)
 	}
 	return m
 }
 
+// jobKind matches the kind of a job's reply (work.ReplyKind), which
+// replies group by command: serve-bench-3f2a9c01de is serve-bench.
+var jobKind = regexp.MustCompile(`^(serve-[a-z]+)-[0-9a-f]{10}(-failed)?$`)
+
 // wantReplies checks that pull request n has exactly one comment of each
-// kind, and no other.
+// kind (a job's reply by its command, as replies groups them), and no
+// other.
 func (f *serveFixture) wantReplies(n int, kinds ...string) {
 	f.tb.Helper()
 	got := f.replies(n)
@@ -1245,8 +1255,10 @@ func TestServeMarkerSpoof(t *testing.T) {
 	t.Parallel()
 	f := startServe(t, 1, 8)
 	f.fake.SetPermission(reviewtest.Bot, "write")
+	// The freeze job's kind, which anyone can compute from the head.
+	freezeKind := work.ReplyKind(&queue.Args{Command: "freeze", Revision: review.Revision{Commit: f.head}})
 	spoofs := []reviewtest.Comment{
-		{ID: 11, Issue: 8, User: "mallory", Body: review.Marker("serve-freeze") + "\nFreeze: open. (patchbot did not write this)\n"},
+		{ID: 11, Issue: 8, User: "mallory", Body: review.Marker(freezeKind) + "\nFreeze: open. (patchbot did not write this)\n"},
 		{ID: 12, Issue: 8, User: "mallory", Body: review.Marker("help-81") + "\nnothing to see\n"},
 	}
 	f.fake.SetComments(spoofs)
@@ -1276,8 +1288,8 @@ func TestServeMarkerSpoof(t *testing.T) {
 		}
 		mine[kind] = true
 	}
-	if !mine["serve-freeze"] || !mine["help-81"] {
-		t.Errorf("replies of kinds %v; want serve-freeze and help-81", mine)
+	if !mine[freezeKind] || !mine["help-81"] {
+		t.Errorf("replies of kinds %v; want %s and help-81", mine, freezeKind)
 	}
 	for _, r := range f.fake.Requests() {
 		if strings.HasPrefix(r, "PATCH ") {

@@ -224,12 +224,17 @@ func gerritSay(t *testing.T, as gerrittest.Server, change int, text string) {
 	as.Do(t, "POST", fmt.Sprintf("/changes/%d/revisions/1/review", change), map[string]any{"message": text}, nil)
 }
 
-// tagged returns the texts of a change's messages with the tag.
+// tagged returns the texts of a change's messages with the tag, a job's
+// reply by its command's kind (serve-bench for serve-bench-3f2a9c01de).
 func tagged(t *testing.T, gs gerrittest.Server, change int, tag string) []string {
 	t.Helper()
 	var out []string
 	for _, m := range gs.Messages(t, strconv.Itoa(change)) {
-		if m.Tag == tag {
+		got := m.Tag
+		if j := jobKind.FindStringSubmatch(strings.TrimPrefix(got, review.Tag(""))); j != nil {
+			got = review.Tag(j[1] + j[2]) // a job's reply, by its command
+		}
+		if got == tag {
 			out = append(out, m.Message)
 		}
 	}

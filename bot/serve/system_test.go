@@ -218,7 +218,7 @@ func TestServeGitHub(t *testing.T) {
 		t.Errorf("the job fetched nothing from the clone URL's host")
 	}
 	cs := fake.Comments()
-	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "ns/op") || !strings.Contains(cs[0].Body, "F") {
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, "<!-- patchbot:serve-bench-") || !strings.Contains(cs[0].Body, "ns/op") || !strings.Contains(cs[0].Body, "F") {
 		t.Fatalf("want one serve-bench comment with the table, got %+v\n%s", cs, stderr.String())
 	}
 	// With bubblewrap here (scripts/test installs it), the benchmarks ran

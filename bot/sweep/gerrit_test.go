@@ -234,11 +234,11 @@ func (q *fakeQueue) Insert(ctx context.Context, a *queue.Args) (queue.InsertResu
 }
 
 // benchResult posts what a bench job's reply leaves on a patch set: a
-// message tagged serve-bench.
+// message tagged with a bench job's reply kind (work.ReplyKind).
 func benchResult(t *testing.T, s gerrittest.Server, change string, ps int) {
 	t.Helper()
 	s.Do(t, "POST", "/changes/"+change+"/revisions/"+strconv.Itoa(ps)+"/review",
-		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.ReplyKind("bench"))}, nil)
+		map[string]string{"message": "benchmarks (a test's)", "tag": review.Tag(work.ReplyPrefix("bench") + "0123456789")}, nil)
 }
 
 // TestStaleGerrit: two changes benchmarked at patch set 1 with a patch

@@ -40,11 +40,12 @@ const (
 
 // replyFailure answers a run job that failed for good, with failed, on
 // its review: once, as its result would have been. On GitHub the reply is
-// the job's comment of kind serve-COMMAND, so a later run that succeeds
-// (a new command on the same head) edits it into the result. On Gerrit it
-// is tagged serve-COMMAND-failed and posted once per patch set, whatever
-// its text: under the result's own tag it would keep a later result off
-// the patch set, since that is posted once per patch set too.
+// the job's own comment (ReplyKind), so the same job run again (the
+// command asked again once it was cancelled) edits it into the result. On
+// Gerrit it is tagged with the job's kind and "-failed", posted once per
+// patch set whatever its text: under the result's own tag it would keep a
+// later result off the patch set, since that is posted once per patch set
+// too.
 //
 // A request whose target is not the job's review gets no reply: there is
 // nowhere to answer that is known to be the asker's. The result is what
@@ -59,7 +60,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 		return nil, nil
 	}
 	req := job.Request{Steps: []string{job.StepPost}, DryRun: a.Request.DryRun}
-	kind := ReplyKind(a.Command)
+	kind := ReplyKind(a)
 	var where string
 	markdown := false
 	if g := a.Request.GitHub; a.Review.GitHub != nil {
@@ -75,7 +76,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	if w.Areas != nil {
 		root = w.Areas.Root
 	}
-	text := failureText(a.Command, where, failed, w.secrets(), root, markdown)
+	text := failureText(job.Asked{Command: commandLine(a), Who: a.Who}, where, failed, w.secrets(), root, markdown)
 	if queue.IsPermanent(failed) {
 		text += "Not retried: a retry would fail the same way. Ask again with a new /patchbot " + a.Command + " comment once it is mended.\n"
 	} else {
@@ -101,7 +102,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 // it (escape.MarkdownFence), so nothing in it renders, links or mentions;
 // on Gerrit it is indented, and each line escaped (escape.Gerrit), since
 // Gerrit links and mentions in indented lines too.
-func failureText(command, where string, failed error, secrets []string, root string, markdown bool) string {
+func failureText(asked job.Asked, where string, failed error, secrets []string, root string, markdown bool) string {
 	msg := failed.Error()
 	for _, s := range secrets {
 		msg = strings.ReplaceAll(msg, s, "[redacted]")
@@ -131,8 +132,16 @@ func failureText(command, where string, failed error, secrets []string, root str
 	}
 	lines = append(lines, tail...)
 
+	text := escape.Gerrit
+	if markdown {
+		text = escape.Markdown
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "patchbot could not finish %s on %s:\n\n", command, where)
+	fmt.Fprintf(&b, "patchbot could not finish %s", text(clean(asked.Command)))
+	if asked.Who != "" {
+		fmt.Fprintf(&b, ", asked by %s,", text(clean(asked.Who)))
+	}
+	fmt.Fprintf(&b, " on %s:\n\n", where)
 	if markdown {
 		fence := escape.MarkdownFence(strings.Join(lines, "\n"))
 		fmt.Fprintf(&b, "%stext\n%s\n%s\n\n", fence, strings.Join(lines, "\n"), fence)

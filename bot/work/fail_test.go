@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/patchbot/patchbot/internal/escape/escapetest"
+	"github.com/patchbot/patchbot/job"
 )
 
 // TestFailureText checks what a failure reply says of an error on each
@@ -34,7 +35,7 @@ func TestFailureText(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := failureText("bench", "abc", failed, nil, root, tt.markdown)
+			got := failureText(job.Asked{Command: "/patchbot bench -bench @octocat|[x](https://evil.example)|#12", Who: "@mallory"}, "abc", failed, nil, root, tt.markdown)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("the reply lacks %q:\n%s", w, got)

@@ -121,7 +121,7 @@ func checkFailure(t *testing.T, cs []reviewtest.Comment, want string) {
 		t.Fatalf("%d comments, want one failure reply: %+v", len(cs), cs)
 	}
 	body := cs[0].Body
-	if !strings.HasPrefix(body, review.Marker("serve-bench")) || !strings.Contains(body, "patchbot could not finish bench on ") || !strings.Contains(body, want) {
+	if !strings.HasPrefix(body, replyMarker("bench")) || !strings.Contains(body, "patchbot could not finish /patchbot bench") || !strings.Contains(body, want) {
 		t.Errorf("the comment is not a serve-bench failure reply saying %q:\n%s", want, body)
 	}
 	if strings.Contains(body, fakeToken) || len(body) > 2000 || strings.ContainsAny(body, "\x1b\r") {
@@ -222,7 +222,7 @@ func TestGitHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := s.fake.Comments()
-	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-bench")) || !strings.Contains(cs[0].Body, "old ns/op") || !strings.Contains(cs[0].Body, "F") {
+	if len(cs) != 1 || !strings.HasPrefix(cs[0].Body, replyMarker("bench")) || !strings.Contains(cs[0].Body, "old ns/op") || !strings.Contains(cs[0].Body, "F") {
 		t.Fatalf("want one serve-bench comment with the table, got %+v", cs)
 	}
 	if strings.Contains(cs[0].Body, "Measured") {
@@ -337,6 +337,56 @@ func TestGitHubBinding(t *testing.T) {
 	j.Args.Request.Repo = "/etc"
 	if err := s.w.Handle(ctx, j); !permanent(err) {
 		t.Errorf("a request with a repository: err = %v, want permanent", err)
+	}
+}
+
+// TestGitHubOwnReplies: three bench commands on one head — one, another
+// reviewer's with other options, and a typo that fails at once — each get
+// a comment of their own, naming the command they answer; no job's result
+// or failure replaces another's. Run again, a job edits its own comment
+// and adds none.
+func TestGitHubOwnReplies(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	first := s.benchJob(1, s.head)
+	other := s.benchJob(1, s.head)
+	other.ID, other.Args.Who, other.Args.Options, other.Args.Request.Bench.Count = 2, "alice", "-count 3", 3
+	typo := s.benchJob(1, s.head)
+	typo.ID, typo.Args.Who, typo.Args.Options, typo.Args.Request.Bench.Packages = 3, "bob", "./nosuch/...", []string{"./nosuch/..."}
+	for _, j := range []*queue.Job{first, other} {
+		if err := s.w.Handle(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.w.Handle(ctx, typo); !permanent(err) {
+		t.Fatalf("the typo's job: %v, want a permanent error", err)
+	}
+	if err := s.w.Handle(ctx, first); err != nil { // again: edits its own
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 3 {
+		t.Fatalf("%d comments, want 3, one a job:\n%+v", len(cs), cs)
+	}
+	kinds := map[string]bool{}
+	for i, want := range []string{
+		"Answering /patchbot bench, asked by gopher.\n",
+		"Answering /patchbot bench -count 3, asked by alice.\n",
+		"patchbot could not finish /patchbot bench ./nosuch/..., asked by bob, on ",
+	} {
+		body := cs[i].Body
+		kind, _, _ := strings.Cut(body, "\n")
+		kinds[kind] = true
+		if !strings.HasPrefix(body, replyMarker("bench")) || !strings.Contains(body, want) {
+			t.Errorf("comment %d does not answer %q:\n%s", i, want, body)
+		}
+		if i < 2 && !strings.Contains(body, "old ns/op") {
+			t.Errorf("comment %d has no table:\n%s", i, body)
+		}
+	}
+	if len(kinds) != 3 {
+		t.Errorf("the comments' markers %v: want one a job", kinds)
 	}
 }
 
@@ -636,7 +686,7 @@ func TestGerrit(t *testing.T) {
 	}
 	var got []string
 	for _, m := range gs.Messages(t, change) {
-		if m.Tag == review.Tag("serve-bench") {
+		if replyTag(m.Tag, "bench", false) {
 			got = append(got, m.Message)
 		}
 	}
@@ -669,12 +719,11 @@ func TestGerrit(t *testing.T) {
 	}
 	var freezes []string
 	for _, m := range gs.Messages(t, change) {
-		switch m.Tag {
-		case review.Tag("serve-freeze"), review.Tag("freeze"):
+		if replyTag(m.Tag, "freeze", false) || m.Tag == review.Tag("freeze") {
 			freezes = append(freezes, m.Tag+": "+m.Message)
 		}
 	}
-	if len(freezes) != 1 || !strings.HasPrefix(freezes[0], review.Tag("serve-freeze")+": Patch Set 2:") || !strings.Contains(freezes[0], "frozen for Go 1.4") {
+	if len(freezes) != 1 || !strings.HasPrefix(freezes[0], review.Tag(ReplyPrefix("freeze"))) || !strings.Contains(freezes[0], ": Patch Set 2:") || !strings.Contains(freezes[0], "frozen for Go 1.4") {
 		t.Errorf("want one serve-freeze reply on patch set 2 saying the tree is frozen for Go 1.4, got:\n%s", strings.Join(freezes, "\n---\n"))
 	}
 	if cs := gs.Changes(t, "change:"+change); len(cs) != 1 || len(cs[0].Hashtags) != 0 {
@@ -692,7 +741,7 @@ func TestGerrit(t *testing.T) {
 	}
 	var failed []string
 	for _, m := range gs.Messages(t, change) {
-		if m.Tag == review.Tag("serve-bench-failed") {
+		if replyTag(m.Tag, "bench", true) {
 			failed = append(failed, m.Message)
 		}
 	}
@@ -714,9 +763,9 @@ func TestGerrit(t *testing.T) {
 	got, failed = nil, nil
 	for _, m := range gs.Messages(t, change) {
 		switch {
-		case m.Tag == review.Tag("serve-bench"):
+		case replyTag(m.Tag, "bench", false):
 			got = append(got, m.Message)
-		case m.Tag == review.Tag("serve-bench-failed") && !strings.HasPrefix(m.Message, "Patch Set 1:"):
+		case replyTag(m.Tag, "bench", true) && !strings.HasPrefix(m.Message, "Patch Set 1:"):
 			failed = append(failed, m.Message)
 		}
 	}
@@ -800,7 +849,7 @@ func TestGitHubFreezeFetchesNothing(t *testing.T) {
 	if err := s.w.Handle(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
-	if cs := s.fake.Comments(); len(cs) != 1 || !strings.HasPrefix(cs[0].Body, review.Marker("serve-freeze")) || !strings.Contains(cs[0].Body, "Freeze:") {
+	if cs := s.fake.Comments(); len(cs) != 1 || !strings.HasPrefix(cs[0].Body, replyMarker("freeze")) || !strings.Contains(cs[0].Body, "Freeze:") {
 		t.Fatalf("want one serve-freeze reply, got %+v", cs)
 	}
 	if ents, _ := os.ReadDir(s.w.Areas.Root); len(ents) != 0 {
@@ -832,11 +881,21 @@ func TestGitHubAA(t *testing.T) {
 	}
 	body := cs[0].Body
 	t.Logf("the reply:\n%s", body)
-	for _, want := range []string{review.Marker("serve-bench"), "old ns/op",
+	for _, want := range []string{replyMarker("bench"), "old ns/op",
 		"Benchmarks of `example.com/w` at `" + s.head[:12] + "` against itself (A/A: one test binary on both sides), 4 runs each, interleaved.",
 		"- A/A: one binary on both sides, so every change flagged is a false alarm: ", " of 1 time row flagged ("} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the reply lacks %q:\n%s", want, body)
 		}
 	}
+}
+
+// replyMarker is how the GitHub comment of a reply to command begins,
+// whatever its job (ReplyKind).
+func replyMarker(command string) string { return "<!-- patchbot:" + ReplyPrefix(command) }
+
+// replyTag reports whether a Gerrit message's tag is a reply to command:
+// its result, or with failed its failure.
+func replyTag(tag, command string, failed bool) bool {
+	return strings.HasPrefix(tag, review.Tag(ReplyPrefix(command))) && strings.HasSuffix(tag, "-failed") == failed
 }

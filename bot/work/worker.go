@@ -15,6 +15,8 @@ package work
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -158,12 +160,17 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 		req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 	}
 
-	req.Post.Kind = ReplyKind(a.Command)
+	req.Post.Kind = ReplyKind(a)
+	req.Post.Asked = &job.Asked{Command: commandLine(a), Who: a.Who}
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
 	req.Freeze.NoTag = true
 	env := w.jobEnv()
-	env.Note = b.note
+	if co != nil {
+		// Which head was measured; a freeze answer measures nothing,
+		// and is the branch's whatever the head.
+		env.Note = b.note
+	}
 	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
 		return nil, classify(err)
@@ -174,11 +181,28 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 	return res, classify(co.Close())
 }
 
-// ReplyKind is the kind of a job's reply for a command (review.Message):
-// "serve-bench", "serve-freeze". One per patch set and kind on Gerrit,
-// one comment per pull request and kind on GitHub; apart from patchbot
-// run's and the freeze hashtag's own messages.
-func ReplyKind(command string) string { return "serve-" + command }
+// ReplyKind is the kind of a run job's reply (review.Message):
+// ReplyPrefix(command) and ten hex digits of the job's identity, the
+// revision it is bound to and its options, as the queue keys it. So
+// every job has a reply of its own, which no other job's result or
+// failure edits or keeps off the patch set (Gerrit posts once per patch
+// set and kind), and a job run again, or asked again by a redelivery or a
+// second reviewer, finds and edits its own.
+func ReplyKind(a *queue.Args) string {
+	h := sha256.Sum256([]byte(a.Revision.String() + "\x00" + a.Options))
+	return ReplyPrefix(a.Command) + hex.EncodeToString(h[:5])
+}
+
+// ReplyPrefix is how the kind of every reply to command begins:
+// "serve-bench-". A reply of a patchbot before ReplyKind had its job's
+// identity is of kind "serve-bench", the prefix less its dash.
+func ReplyPrefix(command string) string { return "serve-" + command + "-" }
+
+// commandLine is the command a job answers, as its comment wrote it
+// normalised: "/patchbot bench -count 5 ./codec".
+func commandLine(a *queue.Args) string {
+	return strings.TrimSpace("/patchbot " + a.Command + " " + a.Options)
+}
 
 // A binding is a job's revision, found from the review: what to fetch,
 // and how to say at reply time that a newer one exists.
