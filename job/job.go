@@ -49,6 +49,13 @@ type Env struct {
 	// measured when a newer one exists, read at reply time, not when the
 	// job began. An error stops the post step.
 	Note func(ctx context.Context) (string, error)
+	// Measured, when set, is what an earlier attempt of the same job's
+	// bench step measured: the bench step takes it instead of running
+	// the benchmarks again, if it is of the revisions the step would
+	// measure. A server's worker keeps it when the reply could not be
+	// posted yet (a rate limit), so that the reply waits and the
+	// benchmarks do not run twice.
+	Measured *benchrun.Result
 	// Tell, when set, hears what a bisection or a track does as it does
 	// it, a line at a time (a bisection's step with its benchmarks'
 	// verdicts takes a few), without the last newline: the CLI prints
@@ -121,18 +128,19 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	rc := &cfg.Review
 	clients := env.clients(cfg, req.DryRun)
 	o := &plan{
-		Repo:    req.Repo,
-		Onto:    req.Onto,
-		Steps:   req.Steps,
-		Base:    req.Base,
-		Head:    req.Head,
-		Keep:    req.Keep,
-		clients: clients,
-		Labels:  rc.Labels,
-		Report:  env.Report,
-		Kind:    kind,
-		Note:    env.Note,
-		Asked:   req.Post.Asked,
+		Repo:     req.Repo,
+		Onto:     req.Onto,
+		Steps:    req.Steps,
+		Base:     req.Base,
+		Head:     req.Head,
+		Keep:     req.Keep,
+		clients:  clients,
+		Labels:   rc.Labels,
+		Report:   env.Report,
+		Kind:     kind,
+		Note:     env.Note,
+		Asked:    req.Post.Asked,
+		Measured: env.Measured,
 	}
 	var err error
 	if o.Port, err = req.portOptions(cfg); err != nil {

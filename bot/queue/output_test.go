@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An output as a worker records one: a link and some numbers.
@@ -119,5 +120,34 @@ func TestOutputRetried(t *testing.T) {
 		if got := string(info.Output()); info.Attempt != 2 || got != want {
 			t.Errorf("job %d: attempt %d, Output() = %s; want attempt 2, %s", id, info.Attempt, got, want)
 		}
+	}
+}
+
+// TestSnooze: a job that snoozes runs again after the wait, with what
+// it recorded as Previous, and the snoozed attempt does not count: the
+// job's second run is its attempt 1 still, and it completes.
+func TestSnooze(t *testing.T) {
+	t.Parallel()
+	type run struct {
+		attempt  int
+		previous string
+	}
+	runs := make(chan run, 10)
+	q := open(t, dbURL(t), Options{Handler: func(ctx context.Context, j *Job) error {
+		runs <- run{j.Attempt, string(j.Previous)}
+		if j.Previous == nil {
+			j.RecordOutput(testOutput{URL: "measured"})
+			return Snooze(errors.New("github: 403 rate limit exceeded"), time.Second)
+		}
+		return nil
+	}})
+	id := insert(t, q, args("snoozed")).ID
+	start(t, q)
+	first, second := recv(t, runs, "the first run"), recv(t, runs, "the run after the wait")
+	if first != (run{1, ""}) || second != (run{1, `{"url":"measured"}`}) {
+		t.Errorf("runs %+v then %+v; want attempt 1 with nothing, then attempt 1 again with the first's output", first, second)
+	}
+	if info := waitState(t, q, id, "completed"); info.Attempt != 1 || len(info.Errors) != 0 {
+		t.Errorf("job %d: attempt %d, errors %+v; want one attempt and no error", id, info.Attempt, info.Errors)
 	}
 }

@@ -106,6 +106,10 @@ type Job struct {
 	// Options.RescueAfter): the handler must have returned by then,
 	// whatever it does after its context ends. Zero when unknown.
 	RescueAt time.Time
+	// Previous is what an earlier attempt recorded (RecordOutput), as
+	// JSON; nil when none did. A handler that must wait (Snooze) keeps
+	// there what the next attempt needs not do again.
+	Previous json.RawMessage
 
 	output json.RawMessage
 }
@@ -566,6 +570,10 @@ func (w *riverWorker[T, P]) Work(ctx context.Context, rj *river.Job[T]) error {
 		// and this attempt does not count.
 		return river.JobSnooze(0)
 	}
+	if se, ok := errors.AsType[*snoozeError](err); ok {
+		// River does not count a snoozed attempt.
+		return river.JobSnooze(se.d)
+	}
 	return err
 }
 
@@ -587,6 +595,12 @@ func (q *Queue) work(ctx context.Context, rj *river.Job[Args]) error {
 		// database.
 		j.RescueAt = rj.AttemptedAt.Add(q.opts.RescueAfter)
 	}
+	var meta struct {
+		Output json.RawMessage `json:"output"`
+	}
+	if json.Unmarshal(rj.Metadata, &meta) == nil && len(meta.Output) > 0 && string(meta.Output) != "null" {
+		j.Previous = meta.Output
+	}
 	err := q.opts.Handler(ctx, j)
 	if j.output != nil {
 		// Stored as the job's metadata "output" when River records
@@ -598,6 +612,36 @@ func (q *Queue) work(ctx context.Context, rj *river.Job[Args]) error {
 	}
 	return err
 }
+
+// MaxSnooze bounds Snooze's wait: a server that asks for longer is asked
+// again then.
+const MaxSnooze = time.Hour
+
+// Snooze marks err as a wait, not a failure: the job runs again after d
+// (at least a second, at most MaxSnooze), and the attempt does not count
+// towards its MaxAttempts. For a reply that a rate limit refused until
+// its reset: what the attempt recorded (RecordOutput) is the next one's
+// Previous.
+func Snooze(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &snoozeError{err, min(max(d, time.Second), MaxSnooze)}
+}
+
+// IsSnooze reports whether err was made by Snooze.
+func IsSnooze(err error) bool {
+	_, ok := errors.AsType[*snoozeError](err)
+	return ok
+}
+
+type snoozeError struct {
+	err error
+	d   time.Duration
+}
+
+func (e *snoozeError) Error() string { return fmt.Sprintf("%v (waiting %v)", e.err, e.d) }
+func (e *snoozeError) Unwrap() error { return e.err }
 
 // Permanent marks err as a failure that running the job again cannot
 // mend (a request the configuration refuses, a review that is gone): the

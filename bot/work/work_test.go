@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -387,6 +388,63 @@ func TestGitHubOwnReplies(t *testing.T) {
 	}
 	if len(kinds) != 3 {
 		t.Errorf("the comments' markers %v: want one a job", kinds)
+	}
+}
+
+// TestGitHubRateLimitedReply: the reply's POST refused for GitHub's rate
+// limit (its reset three minutes away, past the client's own wait) is not
+// an error that uses up the job's attempts: the job waits until the reset
+// (queue.Snooze), keeping its result; the attempt after the wait posts
+// that result, without running the benchmarks again, once.
+func TestGitHubRateLimitedReply(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	ctx := context.Background()
+	reset := time.Now().Add(3 * time.Minute)
+	s.fake.SetFault(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/comments") {
+			reviewtest.RateLimited(w, reset)
+			return true
+		}
+		return false
+	})
+	j := s.benchJob(1, s.head)
+	err := s.w.Handle(ctx, j)
+	if !queue.IsSnooze(err) || permanent(err) {
+		t.Fatalf("a rate-limited reply: err = %v; want a wait (queue.Snooze)", err)
+	}
+	if d := time.Until(reset); !strings.Contains(err.Error(), "waiting") || d < 2*time.Minute {
+		t.Errorf("err = %v; want a wait of about %v", err, d.Round(time.Second))
+	}
+	if cs := s.fake.Comments(); len(cs) != 0 {
+		t.Fatalf("posted %+v through a rate limit", cs)
+	}
+	kept, err := ReadOutput(j.Output())
+	if err != nil || kept == nil || kept.Bench == nil {
+		t.Fatalf("the waiting job kept %+v (%v); want its bench result", kept, err)
+	}
+
+	// After the wait, in a worker of its own (as a restarted server's):
+	// the limit has reset.
+	s.fake.SetFault(nil)
+	w2 := &Worker{Areas: s.w.Areas, Env: s.w.Env}
+	again := s.benchJob(1, s.head)
+	again.Previous = j.Output()
+	if err := w2.Handle(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "old ns/op") {
+		t.Fatalf("after the wait: %+v; want one reply with the table", cs)
+	}
+	posted, err := ReadOutput(again.Output())
+	if err != nil || posted == nil || posted.URL == "" {
+		t.Fatalf("the reply's output %+v (%v); want its URL", posted, err)
+	}
+	want, _ := json.Marshal(kept.Bench)
+	got, _ := json.Marshal(posted.Bench)
+	if string(got) != string(want) {
+		t.Errorf("the result posted is not the one kept: the benchmarks ran again")
 	}
 }
 

@@ -95,9 +95,9 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		if res != nil && len(res.Posts) > 0 {
 			w.record(j, &Output{URL: replyURL(res.Posts)})
 		}
-		return classify(err)
+		return classify(waitForLimit(err))
 	}
-	res, err := w.run(ctx, a, req)
+	res, err := w.run(ctx, j, req)
 	if res != nil {
 		o := &Output{Bench: res.Bench}
 		if res.Post != nil {
@@ -105,7 +105,7 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		}
 		w.record(j, o)
 	}
-	if err == nil || !final(j, err) {
+	if err == nil || queue.IsSnooze(err) || !final(j, err) {
 		return err
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
@@ -134,7 +134,8 @@ func final(j *queue.Job, err error) bool {
 // run runs a run job on req, a copy of its request. The result is the
 // job library's when it ran to the end (the reply is posted), even if
 // cleaning up after it failed; nil when it did not.
-func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.Result, error) {
+func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.Result, error) {
+	a := &j.Args
 	if len(req.Steps) == 0 || slices.Contains(req.Steps, job.StepPort) {
 		return nil, queue.Permanent(fmt.Errorf("work: %s: a review's job runs bench, freeze and post, not %q", a, req.Steps))
 	}
@@ -171,8 +172,19 @@ func (w *Worker) run(ctx context.Context, a *queue.Args, req job.Request) (*job.
 		// and is the branch's whatever the head.
 		env.Note = b.note
 	}
+	if prev, err := ReadOutput(j.Previous); err == nil && prev != nil {
+		env.Measured = prev.Bench // an earlier attempt's, whose reply waited
+	}
 	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
+		if err := waitForLimit(err); queue.IsSnooze(err) {
+			if res != nil && res.Bench != nil {
+				// Kept for the attempt after the wait, which posts
+				// it without running the benchmarks again.
+				w.record(j, &Output{Bench: res.Bench})
+			}
+			return nil, err
+		}
 		return nil, classify(err)
 	}
 	if co == nil {
@@ -377,6 +389,21 @@ func classify(err error) error {
 		return err
 	}
 	return queue.Permanent(err)
+}
+
+// limitWait is how long a job waits for a rate limit whose server did not
+// say when it resets.
+const limitWait = time.Minute
+
+// waitForLimit returns err as a wait until the limit resets
+// (queue.Snooze) when a review server refused for a rate limit (GitHub's
+// primary limit resets within the hour): retried as any error, the reply
+// would be given up after five attempts within minutes, long before.
+func waitForLimit(err error) error {
+	if e, ok := errors.AsType[*review.Error](err); ok && e.RateLimited() {
+		return queue.Snooze(err, cmp.Or(e.RetryAfter, limitWait))
+	}
+	return err
 }
 
 // hopeless reports whether err is a property of the job, the same on

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -241,6 +242,21 @@ func (g *GitHub) SetFault(f func(w http.ResponseWriter, r *http.Request) bool) {
 	g.mu.Lock()
 	g.fault = f
 	g.mu.Unlock()
+}
+
+// RateLimited answers as GitHub does a request over the primary rate
+// limit, which resets at reset: 403, with the X-RateLimit headers saying
+// none is left, and GitHub's message. For a fault.
+func RateLimited(w http.ResponseWriter, reset time.Time) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Used", "5000")
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, `{"message":"API rate limit exceeded for user ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api","status":"403"}`)
 }
 
 // Serve answers r as the fake would without a fault: a fault that wants the
