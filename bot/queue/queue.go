@@ -106,6 +106,9 @@ type Job struct {
 	// Options.RescueAfter): the handler must have returned by then,
 	// whatever it does after its context ends. Zero when unknown.
 	RescueAt time.Time
+	// Timeout is how long the attempt may run (Options.Timeout): its
+	// context's deadline, which a handler names when the job ran past it.
+	Timeout time.Duration
 	// Previous is what an earlier attempt recorded (RecordOutput), as
 	// JSON; nil when none did. A handler that must wait (Snooze) keeps
 	// there what the next attempt needs not do again.
@@ -589,6 +592,7 @@ func (q *Queue) work(ctx context.Context, rj *river.Job[Args]) error {
 		Attempt:     rj.Attempt,
 		MaxAttempts: rj.MaxAttempts,
 		Errors:      attemptErrors(rj.Errors),
+		Timeout:     q.opts.Timeout,
 	}
 	if rj.AttemptedAt != nil {
 		// As River's rescuer counts: from the attempt's start in the

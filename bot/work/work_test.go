@@ -448,6 +448,49 @@ func TestGitHubRateLimitedReply(t *testing.T) {
 	}
 }
 
+// TestGitHubJobTimeout: a benchmark that hangs runs the job past its
+// time limit. The job is not retried (a retry would hang the same way,
+// holding a worker each time): it is answered once, the reply naming the
+// limit and the benchmark that was running.
+func TestGitHubJobTimeout(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	gittest.Git(t, s.src, "checkout", "-q", "-b", "pr-hang")
+	head := commit(t, s.src, "pr: a benchmark that hangs", map[string]string{"hang_test.go": `package w
+
+import (
+	"testing"
+	"time"
+)
+
+func BenchmarkHang(b *testing.B) {
+	for {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+`}, false)
+	gittest.Git(t, s.src, "push", "-q", "-f", s.bare, "HEAD:refs/pull/2/head")
+	s.fake.SetHead(2, head)
+	j := s.benchJob(2, head)
+	j.Args.Request.Bench.Bench = "Hang"
+	j.Timeout = 10 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), j.Timeout)
+	defer cancel()
+	err := s.w.Handle(ctx, j)
+	if !permanent(err) {
+		t.Fatalf("a job past its time: err = %v; want a permanent error, not retried", err)
+	}
+	cs := s.fake.Comments()
+	if len(cs) != 1 {
+		t.Fatalf("%d comments, want one failure reply: %+v", len(cs), cs)
+	}
+	for _, want := range []string{"ran past the server's limit of 10s for a job", "while running BenchmarkHang of ., ", "Not retried"} {
+		if !strings.Contains(cs[0].Body, want) {
+			t.Errorf("the reply lacks %q:\n%s", want, cs[0].Body)
+		}
+	}
+}
+
 // TestGitHubHopeless runs jobs that no retry can mend, on their first
 // attempt: each is cancelled at once (a permanent error) with exactly one
 // failure reply, which says what is wrong, that it is not retried, and

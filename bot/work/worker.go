@@ -98,6 +98,13 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		return classify(waitForLimit(err))
 	}
 	res, err := w.run(ctx, j, req)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The job's time ran out: a benchmark that hangs, or one far
+		// slower than the limit allows, would do so on every attempt,
+		// holding a worker each time. Answered once, naming the limit
+		// and (in the bench error) the benchmark that was running.
+		err = queue.Permanent(&TimeoutError{Limit: j.Timeout, Err: err})
+	}
 	if res != nil {
 		o := &Output{Bench: res.Bench}
 		if res.Post != nil {
@@ -390,6 +397,24 @@ func classify(err error) error {
 	}
 	return queue.Permanent(err)
 }
+
+// A TimeoutError is the error of a job that ran past its time limit
+// (queue.Job.Timeout, serve's job timeout): not retried, since a retry
+// would most likely run out of time the same way.
+type TimeoutError struct {
+	Limit time.Duration // 0 when unknown
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	limit := "its time limit"
+	if e.Limit > 0 {
+		limit = fmt.Sprintf("the server's limit of %v for a job", e.Limit)
+	}
+	return fmt.Sprintf("the job ran past %s: %v", limit, e.Err)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // limitWait is how long a job waits for a rate limit whose server did not
 // say when it resets.

@@ -106,6 +106,9 @@ func TestRunCancelLeavesNothing(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "interrupted") {
 				t.Errorf("err = %v, want interrupted", err)
 			}
+			if want := "while running BenchmarkTemp of ./sum, "; m.name == "benchmark running" && !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v, want it to name the benchmark that ran: %q", err, want)
+			}
 			var left []string
 			filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
 				if path != tmp {

@@ -51,6 +51,7 @@ type runReader struct {
 	benches map[string]*benchRun // by full name, "BenchmarkX/n=10"
 	order   []string             // the names of benches, in order of start
 	last    *benchRun            // the benchmark that started last
+	lastRun string               // its name
 }
 
 // A benchRun is what one run's output says of one benchmark.
@@ -157,6 +158,16 @@ func (r *runReader) readLine(line []byte, cut bool) {
 	}
 }
 
+// running returns the name of the benchmark that started last and gave
+// no result, failure or skip: the one running when the process was
+// stopped; "" when there is none.
+func (r *runReader) running() string {
+	if b := r.last; b != nil && !b.result && !b.failed && !b.skipped && !b.sub {
+		return r.lastRun
+	}
+	return ""
+}
+
 // resultIn returns the result line at the end of line, of a benchmark
 // that ran: the whole line, or what a benchmark's own output left after
 // itself. It returns "" when there is none.
@@ -215,7 +226,7 @@ func (r *runReader) readFraming(line string) {
 			r.benches[name] = b
 			r.order = append(r.order, name)
 		}
-		r.last = b
+		r.last, r.lastRun = b, name
 		// Its parents have sub-benchmarks: they are not measured.
 		for p := name; strings.Contains(p, "/"); {
 			p = p[:strings.LastIndex(p, "/")]

@@ -490,7 +490,13 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 			runErr := runBinary(ctx, pr, j.side, p, bin, filepath.Join(modDirs[j.side], filepath.FromSlash(p.rel)), flags(benches[j.pkg]), o.Timeout, out)
 			info.BenchTime += time.Since(t0)
 			if ctx.Err() != nil {
-				return nil, interrupted(ctx)
+				// Which benchmark the time ran out in: the one a
+				// job's limit stopped is the one to look at.
+				where := fmt.Sprintf("%s, %s side, run %d", p.rel, sideNames[j.side], j.round+1)
+				if b := out.running(); b != "" {
+					where = b + " of " + where
+				}
+				return nil, fmt.Errorf("interrupted (%v) while running %s; temporary files removed", context.Cause(ctx), where)
 			}
 			if runErr != nil && !ranAndFailed(runErr) {
 				return nil, sideErrorf(j.side, "%s side (%s, %s): running the benchmarks of %s: %s", sideNames[j.side], revs[j.side], abbrev.Hash(commits[j.side]), p.rel, relPaths.Replace(runErr.Error()))
