@@ -7,12 +7,14 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/work"
 	"github.com/patchbot/patchbot/internal/abbrev"
+	"github.com/patchbot/patchbot/internal/escape"
 	"github.com/patchbot/patchbot/step/benchrun"
 )
 
@@ -104,7 +106,20 @@ func (h *Handler) result(ctx context.Context, j queue.JobInfo) *work.Output {
 		h.log.LogAttrs(ctx, slog.LevelWarn, "result", slog.Int64("job", j.ID), slog.String("error", err.Error()))
 		return nil
 	}
+	if res != nil && !webURL(res.URL) {
+		// The review server's answer: a link of another scheme
+		// (javascript:, data:) is not one to give out.
+		c := *res
+		c.URL = ""
+		res = &c
+	}
 	return res
+}
+
+// webURL reports whether s is an absolute http or https URL with a host.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
 // An APIQueue is what GET /api/queue says of the queue: which process
@@ -218,7 +233,8 @@ func (h *Handler) status(w http.ResponseWriter, r *http.Request) {
 
 func benchOf(j queue.JobInfo, res *work.Output) pageBench {
 	r := res.Bench
-	b := pageBench{ID: j.ID, Review: j.Review, Revision: j.Revision, URL: res.URL, Table: r.String(benchrun.Benchcmp)}
+	// The benchmarks' names are the change's: no direction controls.
+	b := pageBench{ID: j.ID, Review: j.Review, Revision: j.Revision, URL: res.URL, Table: escape.NoBidi(r.String(benchrun.Benchcmp))}
 	for _, t := range r.Tables {
 		if svg := plotTable(t); svg != "" {
 			b.Plots = append(b.Plots, svg)

@@ -115,7 +115,7 @@ func TestStatus(t *testing.T) {
 				return &work.Output{URL: "https://github.example/gopher/codec/pull/7#issuecomment-1"}, nil
 			}
 			benchID = j.ID
-			return &work.Output{URL: "javascript:alert(1)", Bench: res, Note: "<b>values</b> left out"}, nil
+			return &work.Output{URL: "javascript:alert(1)", Bench: res, Note: "<b>values</b> left\u202e out"}, nil
 		}
 	})
 	if w := e.serve(httptest.NewRequest("GET", "/healthz", nil)); w.Code != 200 || w.Body.String() != "ok\n" {
@@ -155,6 +155,9 @@ func TestStatus(t *testing.T) {
 			t.Errorf("/api/jobs: no %q in %v", k, jobs[0])
 		}
 	}
+	if u, _ := jobs[1]["result_url"].(string); u != "" {
+		t.Errorf("/api/jobs: the bench job's result_url is %q; want none for a link that is not http(s)", u)
+	}
 	if jobs[0]["command"] != queue.CommandRefuse || jobs[1]["command"] != "bench" || jobs[1]["who"] != "alice" || jobs[1]["revision"] != head1 {
 		t.Errorf("/api/jobs, newest first:\n%s", w.Body)
 	}
@@ -189,6 +192,9 @@ func TestStatus(t *testing.T) {
 	}
 	if strings.Contains(page, "<script") || strings.Contains(page, "javascript:") {
 		t.Errorf("the page has a script in it")
+	}
+	if strings.Contains(page, "\u202e") {
+		t.Errorf("the page has a direction override in it")
 	}
 	if benchID == 0 || strings.Count(page, "<svg ") != len(res.Tables) {
 		t.Errorf("%d plots; want one per table, %d", strings.Count(page, "<svg "), len(res.Tables))

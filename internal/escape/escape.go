@@ -27,6 +27,23 @@ import (
 // wj is the WORD JOINER, U+2060.
 const wj = "\u2060"
 
+// bidi holds the characters that change the direction text is shown in:
+// the marks (U+200E, U+200F, U+061C), embeddings and overrides (U+202A to
+// U+202E) and isolates (U+2066 to U+2069). A benchmark's output or name
+// holding U+202E shows its text backwards and the rest of the line in its
+// order ("Trojan Source", CVE-2021-42574), in a code block as in text.
+var bidi = strings.NewReplacer(
+	"\u061c", "", "\u200e", "", "\u200f", "",
+	"\u202a", "", "\u202b", "", "\u202c", "", "\u202d", "", "\u202e", "",
+	"\u2066", "", "\u2067", "", "\u2068", "", "\u2069", "",
+)
+
+// NoBidi returns s without the characters that change the direction of
+// text (bidi), for outside text that goes into a reply, a page or a log
+// unescaped, such as a code block's lines. Markdown and Gerrit remove
+// them too.
+func NoBidi(s string) string { return bidi.Replace(s) }
+
 // markdown escapes text for GitHub Markdown: the characters that start
 // HTML, entities, links, images, emphasis, code, table cells, headings
 // and math are backslash-escaped or written as entities; a mention
@@ -55,9 +72,11 @@ var markdownListStart = regexp.MustCompile(`^([-+]|[0-9]+[.)])`)
 // Markdown returns s as GitHub Markdown text that shows s, on one line,
 // and does nothing else: no mention, no issue reference, no link or
 // autolink, no image, no HTML, no emphasis, no code, no table cell, no
-// heading, list or quote even at the start of a line or of a list item.
-// Leading and trailing spaces may not show.
+// heading, list or quote even at the start of a line or of a list item,
+// and no change of direction (NoBidi). Leading and trailing spaces may
+// not show.
 func Markdown(s string) string {
+	s = NoBidi(s)
 	s = markdownWords.ReplaceAllStringFunc(s, func(m string) string {
 		return m[:len(m)-1] + wj + m[len(m)-1:]
 	})
@@ -132,8 +151,9 @@ var gerritDot = regexp.MustCompile(`\.([A-Za-z0-9_-])`)
 // digit, '_' or '-' (no host name, with or without a scheme), and "](" and "]:" (no
 // Markdown link, image or link definition). Line breaks and tabs become spaces, so that the text
 // stays on its line (and in its column of a table): it cannot start a line
-// of its own, preformatted, quoted or looking like a command.
+// of its own, preformatted, quoted or looking like a command. Direction
+// controls are removed (NoBidi).
 func Gerrit(s string) string {
-	s = gerrit.Replace(s)
+	s = gerrit.Replace(NoBidi(s))
 	return gerritDot.ReplaceAllString(s, "."+wj+"$1")
 }

@@ -27,6 +27,8 @@ func TestMarkdown(t *testing.T) {
 		{"- - -", "\\- - -"},
 		{"1. one", "1\\. one"},
 		{"    code", "&#32;   code"},
+		{"ok\u202egnp.exe", "okgnp.exe"},
+		{"a\u2066b\u2069\u200fc\u061c", "abc"},
 	} {
 		if got := Markdown(tt.in); got != tt.want {
 			t.Errorf("Markdown(%q) = %q, want %q", tt.in, got, tt.want)
@@ -58,6 +60,7 @@ func TestGerrit(t *testing.T) {
 		{"[x](u) ![i](u)", "[x]\u2060(u) ![i]\u2060(u)"},
 		{"[x]: u", "[x]\u2060: u"},
 		{"a\nb\r\nc\td", "a b c d"},
+		{"ok\u202egnp", "okgnp"},
 		{"<img src=x>", "<img src=x>"}, // Gerrit escapes HTML itself
 	} {
 		if got := Gerrit(tt.in); got != tt.want {
@@ -70,6 +73,7 @@ func TestGerrit(t *testing.T) {
 // HTML, references, code and table syntax, line breaks, invisible
 // characters.
 var seeds = []string{
+	"ok\u202egnp.exe\u2066x\u2069",
 	"@org/team",
 	"@octocat",
 	"[x](https://evil.example)",
@@ -146,6 +150,9 @@ func FuzzMarkdown(f *testing.F) {
 		}
 
 		esc := Markdown(s)
+		if strings.ContainsAny(esc, directionControls) {
+			t.Fatalf("Markdown(%q) = %q changes the text's direction", s, esc)
+		}
 		for _, c := range contexts {
 			var out bytes.Buffer
 			if err := gfm.Convert([]byte(c.before+esc+c.after), &out); err != nil {
@@ -198,6 +205,9 @@ func FuzzGerrit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		esc := Gerrit(s)
+		if strings.ContainsAny(esc, directionControls) {
+			t.Fatalf("Gerrit(%q) = %q changes the text's direction", s, esc)
+		}
 		if m := gerritActs.FindString(esc); m != "" {
 			t.Fatalf("Gerrit(%q) = %q holds %q", s, esc, m)
 		}
@@ -210,9 +220,12 @@ func FuzzGerrit(f *testing.F) {
 // normal returns s as its text is compared: valid UTF-8, without the
 // characters a renderer drops or replaces (NUL, U+FFFD) nor word joiners,
 // with its runs of white space as single spaces.
+// directionControls are the characters NoBidi removes.
+const directionControls = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
 func normal(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.NewReplacer("\x00", "", "\uFFFD", "", wj, "").Replace(s)
+	s = strings.NewReplacer("\x00", "", "\uFFFD", "", wj, "").Replace(NoBidi(s))
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -103,6 +103,7 @@ func notes(bw *errWriter, r *Result, f Format) {
 		// A lone CR ends a line in Markdown (and on a terminal it
 		// rewrites one): every line break is a LF here.
 		tail := strings.ReplaceAll(strings.ReplaceAll(fl.Tail, "\r\n", "\n"), "\r", "\n")
+		tail = escape.NoBidi(tail) // shown as it is in a code block
 		fence := ""
 		if md {
 			indent = "  " // inside the list item

@@ -99,7 +99,7 @@ func TestMarkdownEscapes(t *testing.T) {
 		Rows: []*Row{{Name: "Added<script>", New: r.Tables[0].Rows[0].New}}})
 	r.Base.Label = "old`` <u>x</u>"
 	r.Failures = []*Failure{{Side: "new", Package: "example.com/<b>", Runs: 1, Error: "exit status 1 [x](y)",
-		Tail: "::set-output name=x::1\n```\n</details><script>alert(1)</script>\r- not a list\n````"}}
+		Tail: "::set-output name=x::1\n```\n</details><script>alert(1)</script>\r- not a list\n````\nok\u202e)1(trela"}}
 	r.Omitted = []*Omission{{Side: "new", Benchmark: "<svg onload=x>", Reason: "skipped: @octocat [a](b)", Count: 1}}
 	data := jsonOf(t, r)
 	back, err := DecodeJSON(data)
@@ -107,6 +107,9 @@ func TestMarkdownEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := back.String(Markdown)
+	if strings.Contains(md, "\u202e") || strings.Contains(back.String(Gerrit), "\u202e") {
+		t.Errorf("a direction override of the failure's output is in the message")
+	}
 
 	// Outside the failure's code block, no '<' at all, and no link.
 	const fence = "\n  `````\n" // the tail has a run of four backticks
