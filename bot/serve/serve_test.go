@@ -647,10 +647,19 @@ func TestClosed(t *testing.T) {
 // pullRequestPayload is a pull_request delivery for pull request n of
 // gopher/codec at head.
 func pullRequestPayload(action string, n int, head string) []byte {
+	return pullRequestPayloadAt(action, n, head, time.Time{})
+}
+
+// pullRequestPayloadAt is pullRequestPayload with GitHub's updated_at, the
+// time of the push or the opening; none when at is zero.
+func pullRequestPayloadAt(action string, n int, head string, at time.Time) []byte {
+	pr := map[string]any{"number": n, "head": map[string]any{"sha": head, "ref": "feature"}}
+	if !at.IsZero() {
+		pr["updated_at"] = at.UTC().Format(time.RFC3339)
+	}
 	return must(json.Marshal(map[string]any{
-		"action": action, "number": n,
-		"pull_request": map[string]any{"number": n, "head": map[string]any{"sha": head, "ref": "feature"}},
-		"repository":   map[string]any{"full_name": "gopher/codec", "name": "codec"},
+		"action": action, "number": n, "pull_request": pr,
+		"repository": map[string]any{"full_name": "gopher/codec", "name": "codec"},
 	}))
 }
 
@@ -699,6 +708,18 @@ func TestHeadBinding(t *testing.T) {
 	e.deliver("c-3", comment{ID: 3, Body: "/patchbot bench", At: testNow.Add(8 * time.Second)}, 202)
 	if j := e.recv(); j.Args.Revision.String() != head2 || j.Args.Command != "bench" {
 		t.Errorf("a command after the push: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Bound(), head2)
+	}
+
+	// The push's event again, later (GitHub's Redeliver, with the push's
+	// updated_at): the head is not new, and a command written between
+	// the push and the redelivery runs on it.
+	now = testNow.Add(30 * time.Second)
+	if w := e.serve(request("p-push-again", "pull_request", pullRequestPayloadAt("synchronize", 7, head2, testNow.Add(5*time.Second)))); w.Code != 200 {
+		t.Errorf("the push's event again: %d %s", w.Code, w.Body)
+	}
+	e.deliver("c-6", comment{ID: 6, Body: "/patchbot bench -count 3", At: testNow.Add(20 * time.Second)}, 202)
+	if j := e.recv(); j.Args.Revision.String() != head2 || j.Args.Command != "bench" {
+		t.Errorf("a command between a push and its event's redelivery: job %s @ %s; want a bench of %s", j.Args.Command, j.Args.Bound(), head2)
 	}
 
 	// A command written within headMargin of the push: which came first

@@ -685,8 +685,9 @@ func decline(d command.Decision, why string) command.Decision {
 }
 
 // pullRequest reads a pull_request event: a head that a push, an opening
-// or a reopening made is recorded with the time it arrived (Config.Heads),
-// for issueComment to check commands against.
+// or a reopening made is recorded with the time it arrived (Config.Heads):
+// GitHub's, the payload's updated_at, else the event's arrival; for
+// issueComment to check commands against.
 func (h *Handler) pullRequest(w http.ResponseWriter, r *http.Request, d *delivery, ev *pullRequestEvent) {
 	pr, err := ev.check()
 	if err != nil {
@@ -705,7 +706,15 @@ func (h *Handler) pullRequest(w http.ResponseWriter, r *http.Request, d *deliver
 		return
 	}
 	d.add(slog.String("revision", ev.PullRequest.Head.SHA))
-	if err := h.cfg.Heads.RecordHead(r.Context(), pr.String(), ev.PullRequest.Head.SHA, h.cfg.Now()); err != nil {
+	// When the head arrived: GitHub's time of the push or the opening
+	// (pull_request.updated_at), which a redelivery of the event repeats,
+	// so that an unchanged head does not become new again; the time
+	// the event came when the payload has none, or one ahead of ours.
+	at := h.cfg.Now()
+	if u := ev.PullRequest.UpdatedAt; !u.IsZero() && u.Before(at.Add(headMargin)) {
+		at = u
+	}
+	if err := h.cfg.Heads.RecordHead(r.Context(), pr.String(), ev.PullRequest.Head.SHA, at); err != nil {
 		d.add(slog.String("error", err.Error()))
 		h.answer(w, r, d, http.StatusInternalServerError, "heads failed", "the head could not be recorded; redeliver")
 		return
@@ -722,6 +731,7 @@ type pullRequestEvent struct {
 		Head struct {
 			SHA string `json:"sha"`
 		} `json:"head"`
+		UpdatedAt time.Time `json:"updated_at"`
 	} `json:"pull_request"`
 	Repository struct {
 		FullName string `json:"full_name"`
