@@ -119,8 +119,12 @@ type Deferred struct {
 	UserType  string    `json:"user_type"`
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"created_at"`
-	// Until is when to decide: when GitHub said its limit resets.
+	// Until is when to decide: when GitHub said its limit resets, or
+	// when the head's pull_request event has had time to come.
 	Until time.Time `json:"until"`
+	// Why it waits, in words: "GitHub's rate limit", "the head's push
+	// not seen yet".
+	Why string `json:"why,omitempty"`
 }
 
 // Kind is River's job kind (river.JobArgs).

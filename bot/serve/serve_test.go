@@ -814,6 +814,64 @@ func TestRateLimitDeferred(t *testing.T) {
 	e.wantJobs("bench github:gopher/codec#7 @ "+head1, "decide github:gopher/codec#7 @ defer:77")
 }
 
+// TestHeadNotSeenYet (#44 D4): a command on a head with no record of its
+// push while the pull request's earlier heads have one (pushed between
+// the comment and its delivery, its pull_request event still on its way)
+// is not run at once: the comment is decided again shortly. If the
+// event came meanwhile, from a push before the comment, it runs on that
+// head; if it still has not, one reply says so and nothing runs.
+func TestHeadNotSeenYet(t *testing.T) {
+	now := testNow
+	e := newEnv(t, true, func(c *Config) {
+		c.Heads = c.Queue.(*queue.Queue)
+		c.Now = func() time.Time { return now }
+	})
+	for _, pr := range []int{7, 8} {
+		if w := e.serve(request(fmt.Sprint("open-", pr), "pull_request", pullRequestPayloadAt("opened", pr, head1, testNow.Add(-time.Hour)))); w.Code != 200 {
+			t.Fatalf("opened #%d: %d %s", pr, w.Code, w.Body)
+		}
+		e.gh.SetHead(pr, head2) // pushed; its event not delivered yet
+	}
+	now = testNow.Add(3 * time.Second)
+
+	decideLater := func(id string, c comment) *queue.Job {
+		t.Helper()
+		body := e.deliver(id, c, http.StatusAccepted)
+		if !strings.Contains(body, "the head's push not seen yet; the comment is decided at") {
+			t.Errorf("a command on an unseen head: %q; want it decided later", body)
+		}
+		j := e.recv()
+		if j.Args.Command != queue.CommandDecide || j.Args.Deferred == nil || j.Args.Deferred.Until.Before(now.Add(headWait)) {
+			t.Fatalf("queued %s (%+v); want a decide job %v from now", &j.Args, j.Args.Deferred, headWait)
+		}
+		return j
+	}
+
+	// #7: the event comes meanwhile, of a push before the comment.
+	j := decideLater("u-7", comment{PR: 7, ID: 70, Body: "/patchbot bench"})
+	if w := e.serve(request("push-7", "pull_request", pullRequestPayloadAt("synchronize", 7, head2, testNow.Add(-time.Minute)))); w.Code != 200 {
+		t.Fatalf("the push's event: %d %s", w.Code, w.Body)
+	}
+	now = testNow.Add(40 * time.Second)
+	if err := e.h.Decide(t.Context(), j); err != nil {
+		t.Fatal(err)
+	}
+	if b := e.recv(); b.Args.Command != "bench" || b.Args.Revision.String() != head2 || b.Args.Request.GitHub.Unverified {
+		t.Errorf("decided once the push was seen: %s, unverified %v; want a bench of %s", &b.Args, b.Args.Request.GitHub.Unverified, head2)
+	}
+
+	// #8: still no event when it is decided again: declined, once.
+	j = decideLater("u-8", comment{PR: 8, ID: 80, Body: "/patchbot bench", At: testNow.Add(40 * time.Second)})
+	now = testNow.Add(80 * time.Second)
+	if err := e.h.Decide(t.Context(), j); err != nil {
+		t.Fatal(err)
+	}
+	r := e.recv()
+	if r.Args.Command != "help" || !strings.Contains(r.Args.Request.Post.Text, "no record of when it was pushed") || !strings.Contains(r.Args.Request.Post.Text, "Nothing was run") {
+		t.Errorf("decided with the push still unseen: %s %q; want one reply saying nothing ran", &r.Args, r.Args.Request.Post.Text)
+	}
+}
+
 // TestRedeliveredAfterRestart (#44 D1): a comment whose command was queued
 // is that job's, whenever and however it is delivered again: GitHub's
 // Redeliver keeps the delivery id and the comment's created_at, so after

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -438,7 +439,7 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 	failed := func(what string, err error) outcome {
 		d.add(slog.String("error", err.Error()))
 		if e, ok := errors.AsType[*review.Error](err); ok && e.RateLimited() && !deferred {
-			return h.deferDecision(ctx, d, pr, c, e.RetryAfter)
+			return h.deferDecision(ctx, d, pr, c, e.RetryAfter, "GitHub's rate limit")
 		}
 		return outcome{http.StatusBadGateway, "lookup failed", "reading " + what + " failed; redeliver once GitHub answers"}
 	}
@@ -501,7 +502,7 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 		if head.State != "open" {
 			return outcome{http.StatusOK, "ignored", "ignored: the pull request is " + clipValid(head.State, 20)}
 		}
-		moved, known, err := h.headMoved(ctx, pr, head.SHA, c.CreatedAt)
+		moved, known, unseen, err := h.headMoved(ctx, pr, head.SHA, c.CreatedAt)
 		if err != nil {
 			d.add(slog.String("error", err.Error()))
 			return outcome{http.StatusInternalServerError, "heads failed", "the pull request's heads could not be read; redeliver"}
@@ -510,6 +511,14 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 		case moved:
 			d.add(slog.String("declined", "head moved"))
 			dec = decline(dec, fmt.Sprintf("The pull request's head moved after this command was written: it is now %s. Nothing was run: look at the new commits, and ask again to measure them.", head.SHA))
+		case unseen && !deferred:
+			// Its push's event is on its way: decided again once it
+			// has had time to come.
+			d.add(slog.String("deferred", "head not seen yet"))
+			return h.deferDecision(ctx, d, pr, c, headWait, "the head's push not seen yet")
+		case unseen:
+			d.add(slog.String("declined", "head not seen"))
+			dec = decline(dec, fmt.Sprintf("The pull request's head is now %s, and patchbot has no record of when it was pushed, though it has of the heads before it: it may have been pushed after this command was written. Nothing was run: look at the new commits, and ask again to measure them.", head.SHA))
 		case !known && age > h.cfg.MaxCommentAge:
 			// Deferred, and nothing says the head is the one it was
 			// written on.
@@ -592,14 +601,15 @@ func (h *Handler) insert(ctx context.Context, d *delivery, a *queue.Args) (outco
 		return outcome{http.StatusOK, "duplicate", fmt.Sprintf("duplicate of job %d (%s): nothing new queued", res.ID, res.State)}, res
 	}
 	if a.Command == queue.CommandDecide {
-		return outcome{http.StatusAccepted, "deferred", fmt.Sprintf("queued job %d: GitHub's rate limit; the comment is decided at %s", res.ID, a.Deferred.Until.UTC().Format(time.RFC3339))}, res
+		return outcome{http.StatusAccepted, "deferred", fmt.Sprintf("queued job %d: %s; the comment is decided at %s", res.ID, cmp.Or(a.Deferred.Why, "GitHub's rate limit"), a.Deferred.Until.UTC().Format(time.RFC3339))}, res
 	}
 	return outcome{http.StatusAccepted, "queued", fmt.Sprintf("queued job %d", res.ID)}, res
 }
 
-// deferDecision queues comment c to be decided after wait, when GitHub's
-// rate limit has reset (a minute when it did not say; at most maxDefer).
-func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.PullRequest, c *queue.Deferred, wait time.Duration) outcome {
+// deferDecision queues comment c to be decided after wait, for why: when
+// GitHub's rate limit has reset (a minute when it did not say; at most
+// maxDefer), or once the head's pull_request event has had time to come.
+func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.PullRequest, c *queue.Deferred, wait time.Duration, why string) outcome {
 	if wait <= 0 {
 		wait = time.Minute
 	}
@@ -610,6 +620,7 @@ func (h *Handler) deferDecision(ctx context.Context, d *delivery, pr review.Pull
 	defer cancel()
 	dc := *c
 	dc.Until = h.cfg.Now().Add(wait).Truncate(time.Second)
+	dc.Why = why
 	a := &queue.Args{
 		Review:   review.GitHubTarget(pr),
 		Reply:    queue.DeferKey(c.Comment),
@@ -653,25 +664,37 @@ func staleReply(age, window time.Duration) string {
 // the comment written at written (by the pull_request events recorded in
 // Config.Heads), and whether that is known at all: without a record of
 // sha, it is not.
-func (h *Handler) headMoved(ctx context.Context, pr review.PullRequest, sha string, written time.Time) (moved, known bool, err error) {
+//
+// unseen reports that sha has no record while other heads of pr do: its
+// pull_request event has not come yet, so it was most likely pushed after
+// those, and it may have been after the comment.
+func (h *Handler) headMoved(ctx context.Context, pr review.PullRequest, sha string, written time.Time) (moved, known, unseen bool, err error) {
 	if h.cfg.Heads == nil {
-		return false, false, nil
+		return false, false, false, nil
 	}
-	at, _, err := h.cfg.Heads.HeadSeen(ctx, pr.String(), sha)
-	if err != nil || at.IsZero() {
-		return false, false, err
+	at, others, err := h.cfg.Heads.HeadSeen(ctx, pr.String(), sha)
+	if err != nil {
+		return false, false, false, err
 	}
-	// The head's time is this server's clock, the comment's GitHub's,
-	// in whole seconds: within headMargin of each other, which came
-	// first is not known.
+	if at.IsZero() {
+		return false, false, others, nil
+	}
+	// The head's time and the comment's are GitHub's, in whole
+	// seconds (or this server's clock, for a payload without one):
+	// within headMargin of each other, which came first is not known.
 	switch {
 	case at.After(written.Add(headMargin)):
-		return true, true, nil
+		return true, true, false, nil
 	case at.Before(written.Add(-headMargin)):
-		return false, true, nil
+		return false, true, false, nil
 	}
-	return false, false, nil
+	return false, false, false, nil
 }
+
+// headWait is how long a command on a head not seen yet (headMoved's
+// unseen) waits for that head's pull_request event before it is decided
+// again: GitHub sends the events of a push within seconds.
+const headWait = 30 * time.Second
 
 // headMargin is how close a head's arrival and a comment's time may be
 // for their order to be taken as unknown: GitHub's whole seconds, and
