@@ -3,6 +3,9 @@ package serve
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
+	"sync"
 	"time"
 )
 
@@ -18,6 +21,68 @@ import (
 // holds a slot may take Config.BodyTimeout to send its body, no longer. At
 // most MaxBodyReads × MaxBody bytes of bodies are held at once, whatever
 // the number of connections.
+
+// A delivery's body must also come at a rate: within minBodyTime, and
+// then minBodyRate per second of its declared length, or BodyTimeout if
+// that is sooner. GitHub sends a payload at once; a client that sends a
+// few bytes a second holds its slot for a second, not BodyTimeout.
+const (
+	minBodyTime = time.Second
+	minBodyRate = 64 << 10 // bytes per second
+)
+
+// bodyDeadline is how long a body of size bytes (the declared length; 0
+// or less when none) may take to arrive: the minimum rate's time, at most
+// timeout.
+func bodyDeadline(size int64, timeout time.Duration) time.Duration {
+	if size <= 0 {
+		return timeout
+	}
+	return min(timeout, minBodyTime+time.Duration(size)*time.Second/minBodyRate)
+}
+
+// addrReads counts the slots each remote address holds
+// (Config.MaxBodyReadsPerAddr).
+type addrReads struct {
+	mu  sync.Mutex
+	max int
+	n   map[string]int
+}
+
+// take counts a slot for addr, reporting false when it holds max already.
+func (a *addrReads) take(addr string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.n[addr] >= a.max {
+		return false
+	}
+	a.n[addr]++
+	return true
+}
+
+// give gives back a slot of addr's.
+func (a *addrReads) give(addr string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.n[addr]--; a.n[addr] <= 0 {
+		delete(a.n, addr)
+	}
+}
+
+// count returns the slots addr holds.
+func (a *addrReads) count(addr string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n[addr]
+}
+
+// remoteHost is the address a request came from, without its port.
+func remoteHost(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
 
 // keepBuffer is the largest buffer a slot keeps for the next read: most
 // payloads are a few KiB, and a slot that once read a 1 MiB body should

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -133,11 +134,12 @@ func slowProbe(e *env, n int) ([]slowAnswer, uint64) {
 
 // TestSlowClients is the probe of issue 24: 300 unsigned connections, each
 // sending most of a 1 MiB body and then holding it, took serve from 37 to
-// 375 MiB. With the defaults (16 bodies read at once), 16 are read, until
-// the body timeout ends them (408), and the others are answered 503 with
-// Retry-After, their bodies unread and their connections closed; the heap
-// grows by a few tens of MiB, not hundreds. A delivery from GitHub is
-// served as soon as the probe is over: no slot is left taken.
+// 375 MiB. With the defaults (16 bodies read at once, 4 of them from one
+// address), the probe's address gets 4 read, until the body timeout ends
+// them (408), and the others are answered 503 with Retry-After, their
+// bodies unread and their connections closed; the heap grows by a few
+// tens of MiB, not hundreds. A delivery from GitHub is served as soon as
+// the probe is over: no slot is left taken.
 func TestSlowClients(t *testing.T) {
 	if testing.Short() {
 		// About 6 s: the body timeout, and the connections' setup.
@@ -161,10 +163,9 @@ func TestSlowClients(t *testing.T) {
 		}
 		count[a.status]++
 	}
-	// The first 16 hold their slots until the body timeout, 5 s, and the
-	// others give up waiting after 1 s: only clients that took more than
-	// 4 s to be read at all could take a slot freed by the first.
-	limit := DefaultMaxBodyReads
+	// The first 4 hold their slots until the body timeout, 5 s; the
+	// others find their address's slots taken.
+	limit := DefaultMaxBodyReadsPerAddr
 	if count[408] < limit || count[503] < n-2*limit {
 		t.Errorf("%d answered 408 and %d 503; want %d (the slots) and the other %d", count[408], count[503], limit, n-limit)
 	}
@@ -183,8 +184,8 @@ func TestSlowClients(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Errorf("a ping after the probe: %d %s", w.Code, w.Body)
 	}
-	if free := len(e.h.reads); free != limit {
-		t.Errorf("%d of %d slots free after the probe", free, limit)
+	if free := len(e.h.reads); free != DefaultMaxBodyReads {
+		t.Errorf("%d of %d slots free after the probe", free, DefaultMaxBodyReads)
 	}
 }
 
@@ -198,7 +199,7 @@ func BenchmarkSlowClients(b *testing.B) {
 	const n = 300
 	for _, reads := range []int{DefaultMaxBodyReads, n} {
 		b.Run(fmt.Sprintf("reads=%d", reads), func(b *testing.B) {
-			e := newEnv(b, false, func(c *Config) { c.MaxBodyReads = reads })
+			e := newEnv(b, false, func(c *Config) { c.MaxBodyReads, c.MaxBodyReadsPerAddr = reads, reads })
 			var peak uint64
 			for b.Loop() {
 				answers, p := slowProbe(e, n)
@@ -212,6 +213,65 @@ func BenchmarkSlowClients(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 			b.ReportMetric(float64(peak)/(1<<20)/n, "MiB/conn")
 		})
+	}
+}
+
+// TestSlowClientsOneAddress (#44 D5): 16 slow unsigned connections from one
+// address, as many as there are slots, used to lock every delivery out
+// (503 busy) until the body timeout. They hold their address's 4 slots
+// only: a signed delivery from another address is served at once, a
+// fifth from theirs is answered 503 at once, and a body that dribbles is
+// cut at the minimum rate's time, not the body timeout's.
+func TestSlowClientsOneAddress(t *testing.T) {
+	e := newEnv(t, false, func(c *Config) {
+		c.Logger = nil
+		c.MaxBody = 64 << 10
+		c.BodyTimeout = 10 * time.Second
+	})
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	const n = 16
+	answers := make([]slowAnswer, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		wg.Go(func() { answers[i] = slowClient{declared: 64 << 10, send: 100}.do(addr, fmt.Sprintf("slow-%d", i)) })
+	}
+	for e.h.addrs.count("127.0.0.1") < DefaultMaxBodyReadsPerAddr {
+		if time.Since(start) > time.Minute {
+			t.Fatal("hung: the slow clients took no slots within a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	// GitHub, from another loopback address, while they hold on.
+	ping := []byte(`{"zen":"Keep it logically awesome."}`)
+	client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	req := request("from-github", "ping", ping)
+	req.URL, req.RequestURI = must(url.Parse(srv.URL+"/webhook/github")), ""
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a delivery from another address during the probe: %d %s; want 200", resp.StatusCode, body)
+	}
+	if a := (slowClient{declared: 100, send: 100}).do(addr, "fifth"); a.status != http.StatusServiceUnavailable || a.retryAfter == "" {
+		t.Errorf("a fifth from the probe's address: %+v; want 503 with Retry-After", a)
+	}
+	wg.Wait()
+	held := 0
+	for _, a := range answers {
+		if a.status == http.StatusRequestTimeout {
+			held++
+		}
+	}
+	// 64 KiB at the minimum rate: 2 s, not the body timeout's 10.
+	if took := time.Since(start); held != DefaultMaxBodyReadsPerAddr || took > 8*time.Second {
+		t.Errorf("%d slow clients cut at 408 after %v; want %d, within the minimum rate's 2 s", held, took.Round(time.Millisecond), DefaultMaxBodyReadsPerAddr)
 	}
 }
 

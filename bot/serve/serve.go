@@ -58,6 +58,11 @@ const (
 	// GitHub directly, takes milliseconds to read, so 16 slots serve
 	// hundreds of deliveries a second; see docs/deploy.md.
 	DefaultMaxBodyReads = 16
+	// DefaultMaxBodyReadsPerAddr bounds the slots one remote address
+	// holds at once: slow connections from one place cannot take them
+	// all and lock GitHub's deliveries out (GitHub sends from many
+	// addresses, and does not redeliver by itself).
+	DefaultMaxBodyReadsPerAddr = 4
 	// DefaultBodyWait is how long a delivery waits for a free slot before
 	// it is answered 503: a burst of GitHub's deliveries waits its turn
 	// rather than fails, since GitHub does not redeliver by itself.
@@ -124,6 +129,14 @@ type Config struct {
 	// of them free within BodyWait is answered 503, with Retry-After, and
 	// its body is not read. 0 is DefaultMaxBodyReads.
 	MaxBodyReads int
+	// MaxBodyReadsPerAddr bounds the slots one remote address (the
+	// connection's, r.RemoteAddr) holds at once; a delivery from an
+	// address that holds as many is answered 503 at once. 0 is
+	// DefaultMaxBodyReadsPerAddr, or MaxBodyReads when that is smaller.
+	// Behind a proxy every delivery comes from its address: the proxy
+	// buffers bodies (docs/deploy.md), so each slot is held for
+	// microseconds, and a larger bound costs nothing.
+	MaxBodyReadsPerAddr int
 	// BodyWait is how long a delivery waits for one of MaxBodyReads; 0
 	// is DefaultBodyWait.
 	BodyWait time.Duration
@@ -181,6 +194,7 @@ type Handler struct {
 	seen  *deliveries
 	perms *permCache // the authors' permissions GitHub gave (perms.go)
 	reads readSlots  // the bodies being read before their signature is checked
+	addrs *addrReads // how many of them each remote address reads
 }
 
 // New returns a Handler. It refuses a configuration without a secret, a
@@ -194,7 +208,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("serve: no queue")
 	case cfg.GitHub == nil:
 		return nil, errors.New("serve: no GitHub client")
-	case cfg.MaxBody < 0, cfg.MaxBodyReads < 0, cfg.BodyWait < 0, cfg.BodyTimeout < 0, cfg.LookupTimeout < 0, cfg.MaxCommentAge < 0:
+	case cfg.MaxBody < 0, cfg.MaxBodyReads < 0, cfg.MaxBodyReadsPerAddr < 0, cfg.BodyWait < 0, cfg.BodyTimeout < 0, cfg.LookupTimeout < 0, cfg.MaxCommentAge < 0:
 		return nil, errors.New("serve: negative limit")
 	}
 	if cfg.MaxBody == 0 {
@@ -203,6 +217,10 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.MaxBodyReads == 0 {
 		cfg.MaxBodyReads = DefaultMaxBodyReads
 	}
+	if cfg.MaxBodyReadsPerAddr == 0 {
+		cfg.MaxBodyReadsPerAddr = DefaultMaxBodyReadsPerAddr
+	}
+	cfg.MaxBodyReadsPerAddr = min(cfg.MaxBodyReadsPerAddr, cfg.MaxBodyReads)
 	if cfg.BodyWait == 0 {
 		cfg.BodyWait = DefaultBodyWait
 	}
@@ -225,7 +243,8 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger,
 		seen:  &deliveries{ttl: cfg.MaxCommentAge, now: cfg.Now, m: map[string]seenDelivery{}},
 		perms: newPermCache(cfg.Now),
-		reads: newReadSlots(cfg.MaxBodyReads)}
+		reads: newReadSlots(cfg.MaxBodyReads),
+		addrs: &addrReads{max: cfg.MaxBodyReadsPerAddr, n: map[string]int{}}}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}

@@ -128,16 +128,26 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// The body, read in a slot (bodyread.go), checked and decoded there.
+	// The body, read in a slot (bodyread.go), checked and decoded there;
+	// at most MaxBodyReadsPerAddr of the slots for one address.
+	retry := strconv.Itoa(int((h.cfg.BodyTimeout + time.Second - 1) / time.Second)) // a slot frees within BodyTimeout, at the latest
+	host := remoteHost(r)
+	if !h.addrs.take(host) {
+		w.Header().Set("Retry-After", retry)
+		h.answer(w, r, d, http.StatusServiceUnavailable, "busy",
+			fmt.Sprintf("busy: %d deliveries from this address are being read; redeliver in a few seconds", h.cfg.MaxBodyReadsPerAddr))
+		return
+	}
 	buf, ok := h.reads.acquire(r.Context(), h.cfg.BodyWait)
 	if !ok {
-		// A slot frees within BodyTimeout, at the latest.
-		w.Header().Set("Retry-After", strconv.Itoa(int((h.cfg.BodyTimeout+time.Second-1)/time.Second)))
+		h.addrs.give(host)
+		w.Header().Set("Retry-After", retry)
 		h.answer(w, r, d, http.StatusServiceUnavailable, "busy",
 			fmt.Sprintf("busy: %d deliveries are being read; redeliver in a few seconds", h.cfg.MaxBodyReads))
 		return
 	}
 	p, ok := h.readSigned(w, r, d, sig, buf)
+	h.addrs.give(host)
 	if !ok {
 		return
 	}
@@ -199,7 +209,8 @@ func (h *Handler) readSigned(w http.ResponseWriter, r *http.Request, d *delivery
 	// this bounds the body, which a slot waits for. A ResponseRecorder
 	// cannot set it, and does not need to.
 	rc := http.NewResponseController(w)
-	rc.SetReadDeadline(time.Now().Add(h.cfg.BodyTimeout))
+	limit := bodyDeadline(r.ContentLength, h.cfg.BodyTimeout)
+	rc.SetReadDeadline(time.Now().Add(limit))
 	var err error
 	buf, err = readInto(buf, http.MaxBytesReader(w, r.Body, h.cfg.MaxBody), r.ContentLength)
 	if err != nil {
@@ -209,7 +220,7 @@ func (h *Handler) readSigned(w http.ResponseWriter, r *http.Request, d *delivery
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			h.answer(w, r, d, http.StatusRequestTimeout, "too slow",
-				fmt.Sprintf("the body took more than %v to arrive (%d bytes by then)", h.cfg.BodyTimeout, len(buf)))
+				fmt.Sprintf("the body took more than %v to arrive (%d bytes by then)", limit, len(buf)))
 			return payload{}, false
 		}
 		h.answer(w, r, d, http.StatusBadRequest, "unreadable", "reading the body: "+err.Error())
