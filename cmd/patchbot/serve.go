@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/bot/serve"
 	"github.com/patchbot/patchbot/config"
 	"github.com/patchbot/patchbot/internal/db"
+	"github.com/patchbot/patchbot/step/benchrun"
 	"github.com/patchbot/patchbot/step/sandbox"
 )
 
@@ -25,7 +27,7 @@ const (
 
 var cmdServe = &subcommand{
 	name:  "serve",
-	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-job-timeout D] [-work DIR] [-poll D] [-github-login LOGIN]",
+	args:  "[-config FILE] [-listen ADDR] [-db URL] [-workers N] [-reply-workers N] [-unsafe-no-sandbox] [-unsafe-no-limits] [-job-timeout D] [-work DIR] [-poll D] [-github-login LOGIN]",
 	short: "the review-comment bot: GitHub webhooks, Gerrit polling, the queue's workers",
 	long: `Serve runs the review-comment bot until it is sent SIGINT or SIGTERM. It
 listens on -listen for GitHub webhooks (POST /webhook/github, signed with the
@@ -52,7 +54,9 @@ GITHUB_API_URL; PATCHBOT_GERRIT_USER and PATCHBOT_GERRIT_PASSWORD, or
 benchmarks run the code under review, so they run in a bubblewrap sandbox
 ('patchbot doc sandbox'): at start-up serve checks that one works here, and
 refuses to start workers without one, unless started with
--unsafe-no-sandbox, for repositories whose every approved patch you trust.
+-unsafe-no-sandbox, for repositories whose every approved patch you trust;
+nor with a sandbox that cannot bound the memory and processes of a
+benchmark (no cgroup it may manage), unless started with -unsafe-no-limits.
 -workers 0 -reply-workers 0 takes webhooks and polls into the queue and runs
 nothing, for other processes on the same -db; -reply-workers 0 makes a
 benchmark machine that takes run jobs only.
@@ -72,6 +76,7 @@ See 'patchbot doc serve'.`,
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
 		ghLogin := fs.String("github-login", "", "patchbot's own GitHub `LOGIN`: only its comments are its replies, and none is a command (default: serve.github.login, else GitHub says whose GITHUB_TOKEN it is)")
 		unsafeNoSandbox := fs.Bool("unsafe-no-sandbox", false, "where no sandbox works, run the queued benchmarks, which run the patches' code, without one")
+		unsafeNoLimits := fs.Bool("unsafe-no-limits", false, "where the sandbox cannot bound a benchmark's memory and processes (no cgroup), run the benchmarks with the limits it has")
 		return func(e *env, args []string) error {
 			if len(args) > 0 {
 				return usagef("unexpected arguments")
@@ -115,6 +120,9 @@ See 'patchbot doc serve'.`,
 				sb, err := sandbox.New(e.ctx, &sandbox.Options{})
 				switch {
 				case err == nil:
+					if err := checkLimits(sb.Isolation(), *unsafeNoLimits); err != nil {
+						return setupError{err}
+					}
 					o.Sandbox = sb
 				case !*unsafeNoSandbox:
 					return setupError{fmt.Errorf("%v\nserve runs no benchmark of a patch without a sandbox: make one work here, start with -workers 0 to only queue, or with -unsafe-no-sandbox to run them unsandboxed (for repositories whose every approved patch you trust)", err)}
@@ -125,4 +133,16 @@ See 'patchbot doc serve'.`,
 			return jobError(serve.Run(e.ctx, o), map[string]string{"listen": "-listen", "work": "-work"})
 		}
 	},
+}
+
+// checkLimits refuses a sandbox that cannot bound what a benchmark takes
+// of the machine (isolation's Unlimited: memory or processes, without a
+// cgroup it may manage), unless accept: a patch's benchmark could then
+// take the machine down (as root without cgroups: a thousand processes
+// and more, no memory bound).
+func checkLimits(iso benchrun.Isolation, accept bool) error {
+	if len(iso.Unlimited) == 0 || accept {
+		return nil
+	}
+	return fmt.Errorf("the sandbox cannot bound here: %s\nserve runs no benchmark of a patch without memory and process limits: give it a cgroup it may manage ('patchbot doc sandbox'), start with -workers 0 to only queue, or with -unsafe-no-limits to run with the limits it has", strings.Join(iso.Unlimited, "; "))
 }
