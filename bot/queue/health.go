@@ -24,20 +24,33 @@ const healthSchema = `CREATE TABLE IF NOT EXISTS patchbot_health (
 // (SQLite) is still the one it opened, and it takes a write. The error
 // says what is wrong and what to do.
 func (q *Queue) Check(ctx context.Context) error {
-	if q.db.Engine == "sqlite" {
-		fi, err := os.Stat(q.db.Path)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return fmt.Errorf("queue database %s: the file is gone: jobs stored now would be lost; restart serve", q.db)
-		case err != nil:
-			return fmt.Errorf("queue database %s: %v", q.db, err)
-		case q.file != nil && !os.SameFile(fi, q.file):
-			return fmt.Errorf("queue database %s: the file was replaced by another: restart serve to use it", q.db)
-		}
+	if err := q.checkFile(); err != nil {
+		return err
 	}
 	if err := q.exec.Exec(ctx, `INSERT INTO patchbot_health (id, checked_ms) VALUES (1, $1)
 		ON CONFLICT (id) DO UPDATE SET checked_ms = excluded.checked_ms`, time.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("queue database %s: a write failed (a full disk, a read-only file, the server gone?): %w", q.db, db.Scrub(err, q.db))
+	}
+	return nil
+}
+
+// checkFile reports whether the SQLite file is still the one the queue
+// opened: one removed or replaced while the process runs takes writes
+// into the unlinked file, which the next start does not see. Insert
+// checks it before every job, so that a job is not acknowledged and
+// lost; it costs a stat.
+func (q *Queue) checkFile() error {
+	if q.db.Engine != "sqlite" {
+		return nil
+	}
+	fi, err := os.Stat(q.db.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("queue database %s: the file is gone: jobs stored now would be lost; restart serve", q.db)
+	case err != nil:
+		return fmt.Errorf("queue database %s: %v", q.db, err)
+	case q.file != nil && !os.SameFile(fi, q.file):
+		return fmt.Errorf("queue database %s: the file was replaced by another: restart serve to use it", q.db)
 	}
 	return nil
 }

@@ -9,7 +9,8 @@ import (
 
 // TestCheck: a queue whose SQLite file is deleted, or replaced by another,
 // under it cannot take a job, although it still answers reads; Check says
-// so.
+// so, and Insert refuses the job rather than store it where no start will
+// find it (the webhook would have answered "queued").
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "queue.db")
@@ -25,6 +26,9 @@ func TestCheck(t *testing.T) {
 	}
 	if _, err := q.Jobs(t.Context(), 1); err != nil {
 		t.Errorf("reads fail too (the test shows nothing): %v", err)
+	}
+	if res, err := q.Insert(t.Context(), args("lost")); err == nil || !strings.Contains(err.Error(), "the file is gone") {
+		t.Errorf("Insert with the file gone: %+v, %v; want refused", res, err)
 	}
 	other := open(t, "sqlite:"+filepath.Join(dir, "other.db"), Options{})
 	other.Stop(t.Context())

@@ -452,6 +452,9 @@ func (q *Queue) Insert(ctx context.Context, a *Args) (InsertResult, error) {
 	if err := a.Validate(); err != nil {
 		return InsertResult{}, err
 	}
+	if err := q.checkFile(); err != nil {
+		return InsertResult{}, fmt.Errorf("queue: inserting %s: %w", a, err)
+	}
 	res, err := q.client.Insert(ctx, *a, nil)
 	if err != nil {
 		return InsertResult{}, fmt.Errorf("queue: inserting %s: %w", a, err)
