@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,10 +140,11 @@ const ReplyQueue = "reply"
 // unique by the tagged fields, in River's default unique states (pending,
 // scheduled, available, running, retryable, completed), so a job that has
 // already run is not run again while it is kept; and in its queue, by
-// kind: a reply in ReplyQueue, the rest in River's default queue.
+// kind: a reply, or a job that runs no benchmark (a freeze answer), in
+// ReplyQueue, the rest in River's default queue.
 func (a Args) InsertOpts() river.InsertOpts {
 	o := river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
-	if a.IsReply() {
+	if a.IsReply() || !a.Benchmarks() {
 		o.Queue = ReplyQueue
 	}
 	if a.Deferred != nil {
@@ -153,6 +155,15 @@ func (a Args) InsertOpts() river.InsertOpts {
 		o.MaxAttempts = DeferredMaxAttempts
 	}
 	return o
+}
+
+// Benchmarks reports whether the job runs benchmarks: its request's steps
+// hold bench, or are all of them (none named). A job that does not (a
+// freeze answer: the branch's state, read from the review server and the
+// calendar) runs in ReplyQueue, so that it never waits behind a
+// benchmark.
+func (a Args) Benchmarks() bool {
+	return len(a.Request.Steps) == 0 || slices.Contains(a.Request.Steps, job.StepBench)
 }
 
 // IsReply reports whether the job only posts a text (help, a refusal), or

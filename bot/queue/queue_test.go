@@ -488,8 +488,9 @@ func replyArgs(id string) *Args {
 	}
 }
 
-// TestReplyQueue: a reply is posted while a benchmark job holds the only
-// worker, from a queue of its own; with no run workers, run jobs wait and
+// TestReplyQueue: a reply, and a freeze answer (a job that runs no
+// benchmark), are posted while a benchmark job holds the only worker,
+// from a queue of their own; with no run workers, run jobs wait and
 // replies go on, and with no reply workers the other way round.
 func TestReplyQueue(t *testing.T) {
 	t.Parallel()
@@ -506,7 +507,7 @@ func TestReplyQueue(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
 			q := open(t, dbURL(t), Options{Workers: tc.workers, ReplyWorkers: tc.replyWorkers, Handler: func(ctx context.Context, j *Job) error {
-				if !j.Args.IsReply() && tc.name == "both" {
+				if j.Args.Benchmarks() && tc.name == "both" {
 					select {
 					case <-release:
 					case <-ctx.Done():
@@ -517,16 +518,20 @@ func TestReplyQueue(t *testing.T) {
 			}})
 			run := insert(t, q, args("r1")).ID
 			reply := insert(t, q, replyArgs("1")).ID
+			fa := args("f1")
+			fa.Command, fa.Request.Steps = "freeze", []string{job.StepFreeze, job.StepPost}
+			freeze := insert(t, q, fa).ID // runs no benchmark: a reply's queue
 			start(t, q)
 			if tc.replyDone {
 				waitState(t, q, reply, "completed")
+				waitState(t, q, freeze, "completed")
 			}
 			if tc.runDone {
 				waitState(t, q, run, "completed")
 			}
 			close(release)
 			time.Sleep(2 * time.Second) // what should not run has had its chance
-			for id, done := range map[int64]bool{run: tc.runDone || tc.name == "both", reply: tc.replyDone} {
+			for id, done := range map[int64]bool{run: tc.runDone || tc.name == "both", reply: tc.replyDone, freeze: tc.replyDone} {
 				j, _ := jobInfo(t, q, id)
 				if got := j.State == "completed"; got != done {
 					t.Errorf("job %d (%s): state %s, want completed %v", id, j.Command, j.State, done)

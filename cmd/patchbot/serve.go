@@ -39,9 +39,10 @@ at a time of those on the same -db: the queue's elected leader schedules
 the polls). A /patchbot command from a reviewer who may ask (the serve
 section of the configuration) becomes a job in the queue at -db, bound to
 the revision it was written on ('patchbot doc serve' says how); -workers
-workers run the jobs (bench, freeze), in work areas under -work, and reply
-on the review once; -reply-workers more post the replies that run nothing
-(help, refusals), apart, so that a reply never waits behind a benchmark.
+workers run the benchmarks, in work areas under -work, and reply on the
+review once; -reply-workers more post the replies that run nothing (help,
+refusals, freeze answers), apart, so that a reply never waits behind a
+benchmark.
 One run of a job may take -job-timeout; a job still running after
 -job-timeout and a margin (the timeout again, between 30s and 5m) is taken
 for the job of a process that died and run again, by whichever process on
@@ -69,8 +70,8 @@ See 'patchbot doc serve'.`,
 		cfgFile := configFlag(fs)
 		listen := fs.String("listen", "127.0.0.1:8080", "listen on `ADDR` (host:port; port 0 picks a free one)")
 		dbURL := fs.String("db", "", "the queue's database `URL`: sqlite:FILE, or postgres://USER:PASSWORD@HOST:PORT/DB (default: sqlite:$XDG_STATE_HOME/patchbot/queue.db)")
-		workers := fs.Int("workers", 1, "run `N` jobs (bench, freeze) at once; 0 runs none")
-		replyWorkers := fs.Int("reply-workers", queue.DefaultReplyWorkers, "post `N` replies (help, refusals) at once, apart from the jobs; 0 posts none")
+		workers := fs.Int("workers", 1, "run `N` benchmark jobs at once; 0 runs none")
+		replyWorkers := fs.Int("reply-workers", queue.DefaultReplyWorkers, "post `N` replies (help, refusals, freeze answers) at once, apart from the benchmarks; 0 posts none")
 		jobTimeout := fs.Duration("job-timeout", queue.DefaultTimeout, "let one run of a job take `D` (10s to 24h)")
 		workDir := fs.String("work", "", "keep the work areas in `DIR` (default: work/ beside the queue's database)")
 		every := fs.Duration("poll", 30*time.Second, "poll the Gerrit server every `D`, at least 5s (with review.gerrit set)")
