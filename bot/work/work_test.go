@@ -491,6 +491,25 @@ func BenchmarkHang(b *testing.B) {
 	}
 }
 
+// TestGitHubUnverifiedNote: a job whose head no pull_request event
+// recorded says in its reply which commit it measured, read when patchbot
+// decided on the command (at arrival, or up to an hour later for a
+// deferred one), and that it may be newer than the command.
+func TestGitHubUnverifiedNote(t *testing.T) {
+	benchEnv(t)
+	s := newGitHub(t)
+	j := s.benchJob(1, s.head)
+	j.Args.Request.GitHub.Unverified = true
+	if err := s.w.Handle(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.fake.Comments()
+	want := "Measured " + s.head + ", the pull request's head when patchbot read it for this command; patchbot has no record of when it was pushed, so it may be newer than the command."
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, want) {
+		t.Errorf("want one reply saying %q, got %+v", want, cs)
+	}
+}
+
 // TestGitHubHopeless runs jobs that no retry can mend, on their first
 // attempt: each is cancelled at once (a permanent error) with exactly one
 // failure reply, which says what is wrong, that it is not retried, and

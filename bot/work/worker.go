@@ -277,7 +277,7 @@ func (w *Worker) bind(ctx context.Context, a *queue.Args, req *job.Request) (*bi
 				if req.GitHub.Unverified {
 					// The webhook had no pull_request event for this
 					// head: it cannot say the reviewer saw it.
-					note = fmt.Sprintf("Measured %s, the pull request's head when the command arrived; patchbot has no record of when it was pushed, so it may be newer than the command.", bound)
+					note = fmt.Sprintf("Measured %s, the pull request's head when patchbot read it for this command; patchbot has no record of when it was pushed, so it may be newer than the command.", bound)
 				}
 				if now.SHA != bound {
 					note = strings.TrimSpace(note + fmt.Sprintf(" Measured %s, the head when this was asked; the pull request's head is now %s: ask again to measure it.", bound, now.SHA))
