@@ -904,3 +904,51 @@ func TestRedeliveredAfterRestart(t *testing.T) {
 		t.Errorf("the head was read %d times; want once, for the first delivery", n)
 	}
 }
+
+// reviewPayload is a pull_request_review (a review's body) or
+// pull_request_review_comment (an inline comment) event on #7 of
+// gopher/codec.
+func reviewPayload(event string, id int64, login, body string) []byte {
+	m := map[string]any{"id": id, "body": body, "user": map[string]any{"login": login, "type": "User"}}
+	p := map[string]any{"pull_request": map[string]any{"number": 7}, "repository": map[string]any{"full_name": "gopher/codec", "name": "codec"}}
+	if event == "pull_request_review" {
+		p["action"], p["review"] = "submitted", m
+	} else {
+		p["action"], p["comment"] = "created", m
+	}
+	return must(json.Marshal(p))
+}
+
+// TestReviewHint (#44): a command written in a review's body or in an
+// inline review comment, where patchbot reads none, gets a hint saying
+// where to write it, and runs nothing: once per author and pull request,
+// however many reviews they write, and whoever they are. A review without
+// a command gets nothing, nor one by a bot.
+func TestReviewHint(t *testing.T) {
+	e := newEnv(t, true, nil)
+	for _, tc := range []struct {
+		id, event string
+		n         int64
+		login     string
+		body      string
+		want      string // in the answer
+	}{
+		{"rv-1", "pull_request_review", 1, "alice", "LGTM\n\n/patchbot bench", "queued job"},
+		{"rv-2", "pull_request_review_comment", 2, "alice", "/patchbot freeze", "duplicate of job"},
+		{"rv-3", "pull_request_review_comment", 3, "mallory", "/patchbot bench -count 5", "queued job"},
+		{"rv-4", "pull_request_review", 4, "bob", "Looks good.", "ignored"},
+	} {
+		w := e.serve(request(tc.id, tc.event, reviewPayload(tc.event, tc.n, tc.login, tc.body)))
+		if w.Code/100 != 2 || !strings.Contains(w.Body.String(), tc.want) {
+			t.Errorf("%s by %s (%q): %d %s; want %q", tc.event, tc.login, tc.body, w.Code, w.Body, tc.want)
+		}
+	}
+	for range 2 {
+		j := e.recv()
+		text := j.Args.Request.Post.Text
+		if !j.Args.IsReply() || !strings.Contains(text, "commands in the pull request's conversation only") || !strings.Contains(text, "nothing was run") {
+			t.Errorf("queued %s: %q; want a hint that runs nothing", &j.Args, text)
+		}
+	}
+	e.wantJobs("refuse github:gopher/codec#7 @ author:hint-alice", "refuse github:gopher/codec#7 @ author:hint-mallory")
+}

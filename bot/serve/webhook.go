@@ -184,8 +184,14 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.pullRequest(w, r, d, p.pull)
+	case "pull_request_review", "pull_request_review_comment":
+		if p.decodeErr != nil {
+			h.answer(w, r, d, http.StatusBadRequest, "bad JSON", "not a "+d.event+" payload: "+clipValid(p.decodeErr.Error(), 200))
+			return
+		}
+		h.reviewHint(w, r, d, p.review)
 	default:
-		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment and pull_request events only")
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: patchbot reads issue_comment, pull_request and review events only")
 	}
 }
 
@@ -193,6 +199,7 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 type payload struct {
 	comment   *issueCommentEvent // an issue_comment event, decoded
 	pull      *pullRequestEvent  // a pull_request event, decoded
+	review    *reviewEvent       // a pull_request_review or pull_request_review_comment event
 	decodeErr error              // what kept it from being decoded
 }
 
@@ -253,6 +260,12 @@ func (h *Handler) readSigned(w http.ResponseWriter, r *http.Request, d *delivery
 			return payload{decodeErr: err}, true
 		}
 		return payload{pull: ev}, true
+	case "pull_request_review", "pull_request_review_comment":
+		ev := new(reviewEvent)
+		if err := json.Unmarshal(buf, ev); err != nil {
+			return payload{decodeErr: err}, true
+		}
+		return payload{review: ev}, true
 	}
 	return payload{}, true
 }
@@ -813,4 +826,84 @@ func clipValid(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
+}
+
+// reviewEvent is the part of GitHub's pull_request_review (a review's
+// body) and pull_request_review_comment (an inline comment) payloads
+// that patchbot reads: where, who, and the text.
+type reviewEvent struct {
+	Action      string         `json:"action"` // "submitted", "created"
+	Review      *reviewMessage `json:"review"`
+	Comment     *reviewMessage `json:"comment"`
+	PullRequest struct {
+		Number int64 `json:"number"`
+	} `json:"pull_request"`
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+}
+
+type reviewMessage struct {
+	ID   int64  `json:"id"`
+	Body string `json:"body"`
+	User struct {
+		Login string `json:"login"`
+		Type  string `json:"type"`
+	} `json:"user"`
+}
+
+// reviewHint reads a review or an inline review comment: patchbot takes
+// commands from the pull request's conversation only (a review's body has
+// no issue_comment event, and an inline comment is about a line), so a
+// command written there gets a hint saying where to write it, once per
+// author and pull request, whoever wrote it: it says nothing of the
+// repository, and a stranger's many reviews get one.
+func (h *Handler) reviewHint(w http.ResponseWriter, r *http.Request, d *delivery, ev *reviewEvent) {
+	m := ev.Review
+	if d.event == "pull_request_review_comment" {
+		m = ev.Comment
+	}
+	if m == nil || m.ID <= 0 || ev.PullRequest.Number <= 0 || m.User.Login == "" {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", d.event+" without its pull request number, id or author")
+		return
+	}
+	pr, err := review.ParsePullRequest(ev.Repository.FullName + "#" + strconv.FormatInt(ev.PullRequest.Number, 10))
+	if err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid("repository and number: "+err.Error(), 200))
+		return
+	}
+	if err := review.CheckLogin(m.User.Login); err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid("the author: "+err.Error(), 200))
+		return
+	}
+	d.add(slog.String("review", review.GitHubTarget(pr).String()), slog.Int64("message", m.ID), slog.String("who", clipValid(m.User.Login, 60)))
+	if ev.Action != "submitted" && ev.Action != "created" {
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: a "+d.event+" event that adds no text")
+		return
+	}
+	// As a comment would be read, with the permission of the most
+	// trusted: whether it holds a command for patchbot at all (not its
+	// own, not a bot's), not whether its author may ask.
+	gc := command.GitHubComment{Action: "created", OnPullRequest: true, Login: m.User.Login, UserType: m.User.Type, Permission: "admin", Body: m.Body}
+	if dec := h.cfg.Trust.GitHub(gc); dec.Verdict == command.Ignore {
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: "+clipValid(dec.Reason, 200))
+		return
+	}
+	where := "a review"
+	if d.event == "pull_request_review_comment" {
+		where = "a review comment"
+	}
+	hint := command.Decision{Verdict: command.Refuse, Reason: "a command in " + where,
+		Reply: "patchbot reads commands in the pull request's conversation only, not in " + where + ": nothing was run. Write the command as a comment of its own on the pull request (Conversation tab)."}
+	// One per author and pull request, apart from a refusal's key.
+	origin := queue.Origin{Who: m.User.Login, Author: "hint-" + m.User.Login, Message: strconv.FormatInt(m.ID, 10), Delivery: d.id}
+	a, err := queue.NewJob(review.GitHubTarget(pr), review.Revision{}, hint, origin, job.Request{GitHub: &job.GitHub{PullRequest: pr}})
+	if err != nil {
+		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.LookupTimeout)
+	defer cancel()
+	o, _ := h.insert(ctx, d, a)
+	h.answer(w, r, d, o.status, o.name, o.text)
 }
