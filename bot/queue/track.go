@@ -103,6 +103,9 @@ func (q *Queue) InsertTrack(ctx context.Context, a *TrackArgs) (InsertResult, er
 	if err := a.Validate(); err != nil {
 		return InsertResult{}, err
 	}
+	if err := q.checkFile(); err != nil {
+		return InsertResult{}, err
+	}
 	res, err := q.client.Insert(ctx, *a, nil)
 	if err != nil {
 		return InsertResult{}, fmt.Errorf("queue: inserting %s: %w", a, err)

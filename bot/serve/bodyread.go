@@ -31,33 +31,49 @@ const (
 	minBodyRate = 64 << 10 // bytes per second
 )
 
-// bodyDeadline is how long a body of size bytes (the declared length; 0
-// or less when none) may take to arrive: the minimum rate's time, at most
-// timeout.
+// bodyDeadline is how long a body of size bytes (the declared length,
+// which the webhook requires) may take to arrive: the minimum rate's
+// time, at most timeout.
 func bodyDeadline(size int64, timeout time.Duration) time.Duration {
-	if size <= 0 {
-		return timeout
-	}
-	return min(timeout, minBodyTime+time.Duration(size)*time.Second/minBodyRate)
+	return min(timeout, minBodyTime+time.Duration(max(size, 0))*time.Second/minBodyRate)
 }
 
 // addrReads counts the slots each remote address holds
 // (Config.MaxBodyReadsPerAddr).
 type addrReads struct {
-	mu  sync.Mutex
-	max int
-	n   map[string]int
+	mu      sync.Mutex
+	max     int
+	n       map[string]int
+	changed chan struct{} // closed, and replaced, when a slot is given back
 }
 
-// take counts a slot for addr, reporting false when it holds max already.
-func (a *addrReads) take(addr string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.n[addr] >= a.max {
-		return false
+// take counts a slot for addr, waiting up to wait while addr holds max
+// already (as a delivery waits for a slot of all: behind a proxy, every
+// delivery comes from one address, and its bodies take microseconds); it
+// reports false if none came in time or ctx ended first.
+func (a *addrReads) take(ctx context.Context, addr string, wait time.Duration) bool {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		a.mu.Lock()
+		if a.n[addr] < a.max {
+			a.n[addr]++
+			a.mu.Unlock()
+			return true
+		}
+		if a.changed == nil {
+			a.changed = make(chan struct{})
+		}
+		ch := a.changed
+		a.mu.Unlock()
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
 	}
-	a.n[addr]++
-	return true
 }
 
 // give gives back a slot of addr's.
@@ -66,6 +82,10 @@ func (a *addrReads) give(addr string) {
 	defer a.mu.Unlock()
 	if a.n[addr]--; a.n[addr] <= 0 {
 		delete(a.n, addr)
+	}
+	if a.changed != nil {
+		close(a.changed)
+		a.changed = nil
 	}
 }
 

@@ -220,8 +220,9 @@ func BenchmarkSlowClients(b *testing.B) {
 // address, as many as there are slots, used to lock every delivery out
 // (503 busy) until the body timeout. They hold their address's 4 slots
 // only: a signed delivery from another address is served at once, a
-// fifth from theirs is answered 503 at once, and a body that dribbles is
-// cut at the minimum rate's time, not the body timeout's.
+// fifth from theirs waits its BodyWait for one of them and is answered
+// 503, and a body that dribbles is cut at the minimum rate's time, not
+// the body timeout's.
 func TestSlowClientsOneAddress(t *testing.T) {
 	e := newEnv(t, false, func(c *Config) {
 		c.Logger = nil
@@ -300,12 +301,12 @@ func TestBodyReadsBounded(t *testing.T) {
 	}{
 		{"too slow", func() int { return slowClient{declared: 100, send: 10}.do(addr, "too-slow").status }, 408},
 		{"too large, declared", func() int { return slowClient{declared: 5000, send: 5000}.do(addr, "too-large").status }, 413},
-		{"too large, chunked", func() int {
-			r := request("too-large-chunked", "ping", []byte(strings.Repeat(" ", 5000)))
+		{"no length, chunked", func() int {
+			r := request("no-length-chunked", "ping", []byte(strings.Repeat(" ", 5000)))
 			r.ContentLength = -1
 			r.Body = io.NopCloser(strings.NewReader(strings.Repeat(" ", 5000)))
 			return e.serve(r).Code
-		}, 413},
+		}, 411},
 		{"bad signature", func() int { return slowClient{declared: 100, send: 100}.do(addr, "bad-sig").status }, 401},
 		{"bad JSON", func() int { return e.serve(request("bad-json", "issue_comment", []byte(`{"action":`))).Code }, 400},
 		{"ping", func() int { return e.serve(request("ping", "ping", ping)).Code }, 200},

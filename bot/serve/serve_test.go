@@ -870,6 +870,13 @@ func TestHeadNotSeenYet(t *testing.T) {
 	if r.Args.Command != "help" || !strings.Contains(r.Args.Request.Post.Text, "no record of when it was pushed") || !strings.Contains(r.Args.Request.Post.Text, "Nothing was run") {
 		t.Errorf("decided with the push still unseen: %s %q; want one reply saying nothing ran", &r.Args, r.Args.Request.Post.Text)
 	}
+	// The head is recorded then, so the pull request is not stuck on a
+	// lost event: a command written afterwards runs on it.
+	now = testNow.Add(90 * time.Second)
+	e.deliver("u-8-again", comment{PR: 8, ID: 81, Body: "/patchbot bench", At: testNow.Add(85 * time.Second)}, http.StatusAccepted)
+	if b := e.recv(); b.Args.Command != "bench" || b.Args.Revision.String() != head2 {
+		t.Errorf("a command after the decline: %s; want a bench of %s", &b.Args, head2)
+	}
 }
 
 // TestRedeliveredAfterRestart (#44 D1): a comment whose command was queued
@@ -909,8 +916,9 @@ func TestRedeliveredAfterRestart(t *testing.T) {
 // pull_request_review_comment (an inline comment) event on #7 of
 // gopher/codec.
 func reviewPayload(event string, id int64, login, body string) []byte {
-	m := map[string]any{"id": id, "body": body, "user": map[string]any{"login": login, "type": "User"}}
-	p := map[string]any{"pull_request": map[string]any{"number": 7}, "repository": map[string]any{"full_name": "gopher/codec", "name": "codec"}}
+	at := testNow.Format(time.RFC3339)
+	m := map[string]any{"id": id, "body": body, "user": map[string]any{"login": login, "type": "User"}, "submitted_at": at, "created_at": at}
+	p := map[string]any{"pull_request": map[string]any{"number": 7, "state": "open"}, "repository": map[string]any{"full_name": "gopher/codec", "name": "codec"}}
 	if event == "pull_request_review" {
 		p["action"], p["review"] = "submitted", m
 	} else {
@@ -923,7 +931,7 @@ func reviewPayload(event string, id int64, login, body string) []byte {
 // inline review comment, where patchbot reads none, gets a hint saying
 // where to write it, and runs nothing: once per author and pull request,
 // however many reviews they write, and whoever they are. A review without
-// a command gets nothing, nor one by a bot.
+// a command gets nothing, nor one on a closed pull request.
 func TestReviewHint(t *testing.T) {
 	e := newEnv(t, true, nil)
 	for _, tc := range []struct {
@@ -943,6 +951,11 @@ func TestReviewHint(t *testing.T) {
 			t.Errorf("%s by %s (%q): %d %s; want %q", tc.event, tc.login, tc.body, w.Code, w.Body, tc.want)
 		}
 	}
+	closed := reviewPayload("pull_request_review", 5, "carol", "/patchbot bench")
+	closed = bytes.Replace(closed, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
+	if w := e.serve(request("rv-5", "pull_request_review", closed)); w.Code != 200 || !strings.Contains(w.Body.String(), "not open") {
+		t.Errorf("a review on a closed pull request: %d %s; want ignored", w.Code, w.Body)
+	}
 	for range 2 {
 		j := e.recv()
 		text := j.Args.Request.Post.Text
@@ -950,5 +963,5 @@ func TestReviewHint(t *testing.T) {
 			t.Errorf("queued %s: %q; want a hint that runs nothing", &j.Args, text)
 		}
 	}
-	e.wantJobs("refuse github:gopher/codec#7 @ author:hint-alice", "refuse github:gopher/codec#7 @ author:hint-mallory")
+	e.wantJobs("refuse github:gopher/codec#7 @ author:hint--alice", "refuse github:gopher/codec#7 @ author:hint--mallory")
 }

@@ -123,6 +123,12 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("content type %q: want application/json (the webhook's content type setting)", clipValid(r.Header.Get("Content-Type"), 60)))
 		return
 	}
+	if r.ContentLength < 0 {
+		// GitHub always declares its body's length; a body without
+		// one could not be held to the minimum rate (bodyDeadline).
+		h.answer(w, r, d, http.StatusLengthRequired, "no length", "the body's length is not declared (Content-Length): GitHub declares it")
+		return
+	}
 	if r.ContentLength > h.cfg.MaxBody {
 		h.answer(w, r, d, http.StatusRequestEntityTooLarge, "too large", fmt.Sprintf("body larger than %d bytes: %d declared", h.cfg.MaxBody, r.ContentLength))
 		return
@@ -132,7 +138,7 @@ func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	// at most MaxBodyReadsPerAddr of the slots for one address.
 	retry := strconv.Itoa(int((h.cfg.BodyTimeout + time.Second - 1) / time.Second)) // a slot frees within BodyTimeout, at the latest
 	host := remoteHost(r)
-	if !h.addrs.take(host) {
+	if !h.addrs.take(r.Context(), host, h.cfg.BodyWait) {
 		w.Header().Set("Retry-After", retry)
 		h.answer(w, r, d, http.StatusServiceUnavailable, "busy",
 			fmt.Sprintf("busy: %d deliveries from this address are being read; redeliver in a few seconds", h.cfg.MaxBodyReadsPerAddr))
@@ -541,6 +547,12 @@ func (h *Handler) decide(ctx context.Context, d *delivery, pr review.PullRequest
 			d.add(slog.String("deferred", "head not seen yet"))
 			return h.deferDecision(ctx, d, pr, c, headWait, "the head's push not seen yet")
 		case unseen:
+			// Recorded now, so that the pull request is not stuck:
+			// a command written from here on runs on this head.
+			if err := h.cfg.Heads.RecordHead(ctx, pr.String(), head.SHA, h.cfg.Now()); err != nil {
+				d.add(slog.String("error", err.Error()))
+				return outcome{http.StatusInternalServerError, "heads failed", "the head could not be recorded; redeliver"}
+			}
 			d.add(slog.String("declined", "head not seen"))
 			dec = decline(dec, fmt.Sprintf("The pull request's head is now %s, and patchbot has no record of when it was pushed, though it has of the heads before it: it may have been pushed after this command was written. Nothing was run: look at the new commits, and ask again to measure them.", head.SHA))
 		case !known && age > h.cfg.MaxCommentAge:
@@ -836,7 +848,8 @@ type reviewEvent struct {
 	Review      *reviewMessage `json:"review"`
 	Comment     *reviewMessage `json:"comment"`
 	PullRequest struct {
-		Number int64 `json:"number"`
+		Number int64  `json:"number"`
+		State  string `json:"state"` // "open", "closed"
 	} `json:"pull_request"`
 	Repository struct {
 		FullName string `json:"full_name"`
@@ -844,9 +857,11 @@ type reviewEvent struct {
 }
 
 type reviewMessage struct {
-	ID   int64  `json:"id"`
-	Body string `json:"body"`
-	User struct {
+	ID          int64     `json:"id"`
+	Body        string    `json:"body"`
+	SubmittedAt time.Time `json:"submitted_at"` // a review's
+	CreatedAt   time.Time `json:"created_at"`   // a review comment's
+	User        struct {
 		Login string `json:"login"`
 		Type  string `json:"type"`
 	} `json:"user"`
@@ -881,6 +896,15 @@ func (h *Handler) reviewHint(w http.ResponseWriter, r *http.Request, d *delivery
 		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: a "+d.event+" event that adds no text")
 		return
 	}
+	if ev.PullRequest.State != "open" {
+		// As for comments: closed and merged pull requests get nothing.
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: the pull request is not open")
+		return
+	}
+	if at := cmp.Or(m.SubmittedAt, m.CreatedAt); at.IsZero() || h.cfg.Now().Sub(at) > h.cfg.MaxCommentAge {
+		h.answer(w, r, d, http.StatusOK, "ignored", "ignored: written longer ago than patchbot waits, or at no time said")
+		return
+	}
 	// As a comment would be read, with the permission of the most
 	// trusted: whether it holds a command for patchbot at all (not its
 	// own, not a bot's), not whether its author may ask.
@@ -895,8 +919,9 @@ func (h *Handler) reviewHint(w http.ResponseWriter, r *http.Request, d *delivery
 	}
 	hint := command.Decision{Verdict: command.Refuse, Reason: "a command in " + where,
 		Reply: "patchbot reads commands in the pull request's conversation only, not in " + where + ": nothing was run. Write the command as a comment of its own on the pull request (Conversation tab)."}
-	// One per author and pull request, apart from a refusal's key.
-	origin := queue.Origin{Who: m.User.Login, Author: "hint-" + m.User.Login, Message: strconv.FormatInt(m.ID, 10), Delivery: d.id}
+	// One per author and pull request, apart from a refusal's key: no
+	// GitHub login holds "--".
+	origin := queue.Origin{Who: m.User.Login, Author: "hint--" + m.User.Login, Message: strconv.FormatInt(m.ID, 10), Delivery: d.id}
 	a, err := queue.NewJob(review.GitHubTarget(pr), review.Revision{}, hint, origin, job.Request{GitHub: &job.GitHub{PullRequest: pr}})
 	if err != nil {
 		h.answer(w, r, d, http.StatusBadRequest, "bad payload", clipValid(err.Error(), 200))

@@ -76,7 +76,7 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 	if w.Areas != nil {
 		root = w.Areas.Root
 	}
-	text := failureText(job.Asked{Command: commandLine(a), Who: a.Who}, where, failed, w.secrets(), root, markdown)
+	text := failureText(*asked(a), where, failed, w.secrets(), root, markdown)
 	if queue.IsPermanent(failed) {
 		text += "Not retried: a retry would fail the same way. Ask again with a new /patchbot " + a.Command + " comment once it is mended.\n"
 	} else {

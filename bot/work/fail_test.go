@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/patchbot/patchbot/bot/queue"
 	"github.com/patchbot/patchbot/internal/escape/escapetest"
 	"github.com/patchbot/patchbot/job"
 )
@@ -67,6 +68,22 @@ func TestRelPaths(t *testing.T) {
 	} {
 		if got := relPaths(tt.in, root); got != tt.want {
 			t.Errorf("relPaths(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestAsked: a reply names who asked by login or account name, never by
+// an e-mail address (a Gerrit account without a username), which a public
+// change message would publish.
+func TestAsked(t *testing.T) {
+	for _, tt := range []struct{ who, want string }{
+		{"alice", "alice"},
+		{"gopher@example.com", ""},
+		{"", ""},
+	} {
+		a := &queue.Args{Command: "bench", Options: "-count 5", Who: tt.who}
+		if got := asked(a); got.Who != tt.want || got.Command != "/patchbot bench -count 5" {
+			t.Errorf("asked(who %q) = %+v; want who %q and the command", tt.who, got, tt.want)
 		}
 	}
 }

@@ -105,6 +105,11 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		// and (in the bench error) the benchmark that was running.
 		err = queue.Permanent(&TimeoutError{Limit: j.Timeout, Err: err})
 	}
+	var measured *benchrun.Result // kept with the failure reply: the status page shows it
+	if err != nil && res != nil && (res.Post == nil || len(res.Post.Posts) == 0) {
+		// Failed before its reply: recorded with the failure's.
+		measured, res = res.Bench, nil
+	}
 	if res != nil {
 		o := &Output{Bench: res.Bench}
 		if res.Post != nil {
@@ -126,7 +131,7 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		return classify(fmt.Errorf("work: %s: posting the failure reply to %q: %w", a, errorLine(err.Error()), perr))
 	}
 	if posted != nil && len(posted.Posts) > 0 {
-		w.record(j, &Output{URL: replyURL(posted.Posts)})
+		w.record(j, &Output{URL: replyURL(posted.Posts), Bench: measured})
 	}
 	return err
 }
@@ -169,7 +174,7 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 	}
 
 	req.Post.Kind = ReplyKind(a)
-	req.Post.Asked = &job.Asked{Command: commandLine(a), Who: a.Who}
+	req.Post.Asked = asked(a)
 	// A command asks: the reply says whether the tree is frozen, and
 	// the change's hashtags are the author's and the release tooling's.
 	req.Freeze.NoTag = true
@@ -192,7 +197,9 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 			}
 			return nil, err
 		}
-		return nil, classify(err)
+		// What it did get to (the bench result, when the post
+		// failed), for the failure's record.
+		return res, classify(err)
 	}
 	if co == nil {
 		return res, nil
@@ -216,6 +223,17 @@ func ReplyKind(a *queue.Args) string {
 // "serve-bench-". A reply of a patchbot before ReplyKind had its job's
 // identity is of kind "serve-bench", the prefix less its dash.
 func ReplyPrefix(command string) string { return "serve-" + command + "-" }
+
+// asked is the command a job answers and who asked, for its reply: the
+// asker's login or account name, left out when it is an e-mail address
+// (a Gerrit account without a username), which the reply would publish.
+func asked(a *queue.Args) *job.Asked {
+	who := a.Who
+	if strings.Contains(who, "@") {
+		who = ""
+	}
+	return &job.Asked{Command: commandLine(a), Who: who}
+}
 
 // commandLine is the command a job answers, as its comment wrote it
 // normalised: "/patchbot bench -count 5 ./codec".

@@ -57,7 +57,9 @@ benchmarks run the code under review, so they run in a bubblewrap sandbox
 refuses to start workers without one, unless started with
 -unsafe-no-sandbox, for repositories whose every approved patch you trust;
 nor with a sandbox that cannot bound the memory and processes of a
-benchmark (no cgroup it may manage), unless started with -unsafe-no-limits.
+benchmark (no cgroup it may manage), unless started with -unsafe-no-limits
+(the two flags are apart: the first accepts no sandbox, the second a
+sandbox without those limits).
 -workers 0 -reply-workers 0 takes webhooks and polls into the queue and runs
 nothing, for other processes on the same -db; -reply-workers 0 makes a
 benchmark machine that takes run jobs only.
