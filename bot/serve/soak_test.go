@@ -301,7 +301,11 @@ func TestServeSoak(t *testing.T) {
 			t.Errorf("a comment on #%d without a marker: %q", c.Issue, c.Body)
 			continue
 		}
-		replies[fmt.Sprintf("%d %s", c.Issue, m[1])]++
+		kind := m[1]
+		if j := jobKind.FindStringSubmatch(kind); j != nil {
+			kind = j[1] + j[2] // a job's reply, by its command
+		}
+		replies[fmt.Sprintf("%d %s", c.Issue, kind)]++
 	}
 	for id, c := range want {
 		if k := fmt.Sprintf("%d %s", c.pr, c.kind); replies[k] != 1 {
