@@ -74,11 +74,17 @@ var schema = []string{
 // queue's, for track, sweep's track task and serve alike), migrating its
 // schema, and returns it with the function that closes the database.
 func OpenDatabase(ctx context.Context, d db.Database) (*Store, func(), error) {
+	return openIn(ctx, d, Open)
+}
+
+// openIn opens the database d names and the store in it with open, and
+// returns the store with the function that closes the database.
+func openIn(ctx context.Context, d db.Database, open func(context.Context, *sql.DB, string) (*Store, error)) (*Store, func(), error) {
 	sqldb, err := db.OpenSQL(ctx, d)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := Open(ctx, sqldb, d.Engine)
+	s, err := open(ctx, sqldb, d.Engine)
 	if err != nil {
 		sqldb.Close()
 		return nil, nil, err
@@ -105,16 +111,7 @@ var errReadOnly = errors.New("track: the store was opened read-only")
 // is ErrNoHistory, one that needs a migration ErrOldSchema, one a newer
 // patchbot made ErrNewerSchema.
 func OpenReadOnly(ctx context.Context, d db.Database) (*Store, func(), error) {
-	sqldb, err := db.OpenSQL(ctx, d)
-	if err != nil {
-		return nil, nil, err
-	}
-	s, err := openReadOnly(ctx, sqldb, d.Engine)
-	if err != nil {
-		sqldb.Close()
-		return nil, nil, err
-	}
-	return s, func() { sqldb.Close() }, nil
+	return openIn(ctx, d, openReadOnly)
 }
 
 func openReadOnly(ctx context.Context, db *sql.DB, engine string) (*Store, error) {
