@@ -32,8 +32,8 @@ type Bench struct {
 	Equivalence Percent `yaml:"equivalence" json:"equivalence"`
 
 	// EquivalenceMax is the widest "same within ±X" of a sequential
-	// comparison, for a benchmark that more runs would not bring within
-	// ±Equivalence: its interval holds no change and lies within ±X,
+	// comparison, for a benchmark that another round of runs would not
+	// bring within ±Equivalence: its interval holds no change and lies within ±X,
 	// X at most EquivalenceMax. Past it, the benchmark is undecided.
 	EquivalenceMax Percent `yaml:"equivalence_max" json:"equivalence_max"`
 

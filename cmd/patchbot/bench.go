@@ -31,8 +31,8 @@ run a fresh process, alternating the revisions (old new new old ...) so that
 a drifting machine weighs on both alike. With -count auto they run in rounds
 of 6 a side, and after each round every benchmark (every sub-benchmark) whose
 time the runs can decide is faster, slower, the same within the bound its
-runs give (±bench.equivalence, or up to ±bench.equivalence_max where more
-runs would not help), or undecided, and runs no more: see 'patchbot doc
+runs give (±bench.equivalence, or up to ±bench.equivalence_max where another
+round would not get within the first), or undecided, and runs no more: see 'patchbot doc
 bench'.
 
 With -aa it compares HEAD, or the one revision given, with itself: one test

@@ -513,6 +513,24 @@ func TestDecideBound(t *testing.T) {
 	if d.Verdict != Undecided || !(d.Bound > p.MarginMax) || !strings.HasPrefix(d.Text(), "too noisy here to bound below ±") {
 		t.Errorf("±30%% runs at the cap: %s within ±%v (%q), want undecided past 5%%", d.Verdict, d.Bound, d.Text())
 	}
+	// Before the cap, a bounded row runs on only while the next look is
+	// expected to bring it within ±2%: ±3% at six runs a side goes on
+	// (and twelve give ±1.5%); ±3.5% stops, its bound said now rather
+	// than bought with four times the runs.
+	for _, tt := range []struct {
+		spread  float64
+		verdict Verdict
+	}{{0.015, Continue}, {0.02, Same}} {
+		d := p.Decide(wave(6, tt.spread, 0), wave(6, tt.spread, 1), 0, false)
+		if d.Verdict != tt.verdict || d.Futile != (tt.verdict == Same) || d.Bound <= p.Margin {
+			t.Errorf("±%v%% runs, six a side: %q (futile %v) within ±%v, want %q", 100*tt.spread, d.Verdict, d.Futile, d.Bound, tt.verdict)
+		}
+		if tt.verdict == Continue {
+			if d := p.Decide(wave(12, tt.spread, 0), wave(12, tt.spread, 1), 1, false); d.Verdict != Same || d.Futile {
+				t.Errorf("±%v%% runs, twelve a side: %q (futile %v) within ±%v, want same within ±2%%", 100*tt.spread, d.Verdict, d.Futile, d.Bound)
+			}
+		}
+	}
 	// Only ±2% is the same without a second margin (a bisection's plan).
 	strict := Plan{Looks: p.Looks, Alpha: p.Alpha, Margin: p.Margin, NoFutility: true}
 	if d := strict.Decide(wave(30, 0.04, 0), wave(30, 0.04, 1), last, false); d.Verdict != Undecided {
