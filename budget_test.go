@@ -18,13 +18,13 @@ const (
 // the budget must leave this list. It only shrinks.
 var overBudget = map[string]int{
 	"action.md":  3030,
-	"bench.md":   5578,
+	"bench.md":   5114,
 	"codec.md":   3620,
 	"deploy.md":  2352,
 	"freeze.md":  2929,
 	"port.md":    4333,
 	"review.md":  2907,
-	"run.md":     4166,
+	"run.md":     3850,
 	"sandbox.md": 2121,
 	"serve.md":   14487,
 	"sweep.md":   2800,

@@ -136,8 +136,10 @@ func readExamples(t *testing.T, page string) []docExample {
 				skip = m[1]
 			} else if m := docGitHubRE.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 				github = m[1] + m[2]
+			} else if strings.TrimSpace(line) == docDefaults {
+				// TestDocDefaults's: the block is configuration.
 			} else if strings.HasPrefix(strings.TrimSpace(line), "<!-- docs-test:") {
-				t.Errorf("%s:%d: %s: want <!-- docs-test: skip: REASON --> or <!-- docs-test: github OWNER/REPO PULL... -->", page, n, line)
+				t.Errorf("%s:%d: %s: want <!-- docs-test: skip: REASON -->, <!-- docs-test: github OWNER/REPO PULL... --> or %s", page, n, line, docDefaults)
 			} else if strings.TrimSpace(line) != "" {
 				// A mark says so of the block right after it.
 				skip, github = "", ""

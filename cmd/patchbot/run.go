@@ -19,8 +19,9 @@ var cmdRun = &subcommand{
 	long: `Run does the whole job, in four steps, each reported as it ends:
 
   port    the patches are ported onto the repository, as 'patchbot port' does;
-  freeze  the branch the change is for (-for, default master) is checked for a
-          release freeze now, or at -at DATE, as 'patchbot freeze' does;
+  freeze  the branch the change is for (-for, default the branch checked out)
+          is checked for a release freeze now, or at -at DATE, as 'patchbot
+          freeze' does;
   bench   the packages the patches touch (or -pkg) are benchmarked at the
           commit they were ported onto and at the last ported commit, as
           'patchbot bench' does: -count auto (the default) runs each benchmark
