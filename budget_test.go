@@ -18,7 +18,7 @@ const (
 // the budget must leave this list. It only shrinks.
 var overBudget = map[string]int{
 	"action.md":  3030,
-	"bench.md":   5114,
+	"bench.md":   4458,
 	"codec.md":   3620,
 	"deploy.md":  2352,
 	"freeze.md":  2929,
