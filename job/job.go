@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -56,6 +57,10 @@ type Env struct {
 	// posted yet (a rate limit), so that the reply waits and the
 	// benchmarks do not run twice.
 	Measured *benchrun.Result
+	// Selected, when set, is the selection of a comparison split over
+	// several jobs (Split), for the bench step of one of its parts: its
+	// result says the selection as one job of them all would have.
+	Selected *benchrun.Selection
 	// Tell, when set, hears what a bisection or a track does as it does
 	// it, a line at a time (a bisection's step with its benchmarks'
 	// verdicts takes a few), without the last newline: the CLI prints
@@ -176,6 +181,7 @@ func prepare(ctx context.Context, req *Request, cfg *config.Config, env Env) (*p
 	if o.Bench, err = benchOptions(ctx, &b, &cfg.Bench, env); err != nil {
 		return nil, err
 	}
+	o.Bench.Selected = env.Selected
 
 	// The post step's targets, and their credentials.
 	if req.Gerrit != nil {
@@ -271,3 +277,27 @@ var osGetenv = os.Getenv
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Split returns what the bench step of req would run, one part a package
+// (benchrun.Options.Split): the packages the change affects, or those
+// named, each with its benchmarks, and the selection (Run.Parts,
+// Run.Selection), running none. A server runs each part as a job of its
+// own, with the part's package and benchmarks as req.Bench.Packages and
+// .Bench, and the selection as Env.Selected, and merges the parts'
+// results (benchrun.Merge). req names the repository and both revisions.
+func Split(ctx context.Context, req *Request, cfg *config.Config, env Env) (*benchrun.Result, error) {
+	env, cfg = env.orDefaults(), orDefault(cfg)
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if req.Repo == "" || req.Base == "" || req.Head == "" {
+		return nil, errors.New("splitting the bench step needs a repository, a base and a head")
+	}
+	b := req.Bench.orDefaults(cfg.Run.Count, cfg.Run.Benchtime)
+	o, err := benchOptions(ctx, &b, &cfg.Bench, env)
+	if err != nil {
+		return nil, err
+	}
+	o.Dir, o.Base, o.Head, o.Split = req.Repo, req.Base, req.Head, true
+	return benchrun.Run(ctx, o)
+}

@@ -68,6 +68,12 @@ type Args struct {
 	// delivery id and however late, is that job's (JobOfMessage).
 	Message string `json:"message,omitempty"`
 
+	// Part, for a bench job that runs one package of a comparison
+	// split over the workers, is which: a part is unique apart from its
+	// whole and the other parts, and absent from the JSON of every other
+	// job, whose unique key it leaves as it was.
+	Part *Part `json:"part,omitempty" river:"unique"`
+
 	// Request is the job itself.
 	Request job.Request `json:"request"`
 
@@ -190,6 +196,14 @@ func (a *Args) Validate() error {
 	if err := a.checkBound(); err != nil {
 		return err
 	}
+	if a.Part != nil {
+		if a.IsReply() || !a.Benchmarks() {
+			return fmt.Errorf("queue: job %s: only a job that runs benchmarks has a part", a)
+		}
+		if err := a.Part.validate(); err != nil {
+			return fmt.Errorf("queue: job %s: %w", a, err)
+		}
+	}
 	if err := a.Request.Validate(); err != nil {
 		return fmt.Errorf("queue: job %s: %w", a, err)
 	}
@@ -237,5 +251,9 @@ func (a *Args) String() string {
 	if a.Options != "" {
 		c += " " + a.Options
 	}
-	return c + " " + a.Review.String() + " @ " + a.Bound()
+	s := c + " " + a.Review.String() + " @ " + a.Bound()
+	if p := a.Part; p != nil {
+		s += fmt.Sprintf(" (part %d of %d: %s)", p.Index+1, p.Of, p.Package)
+	}
+	return s
 }

@@ -250,7 +250,7 @@ type Queue struct {
 	opts   Options
 	client engine
 	leader func(context.Context) (*riverdriver.Leader, error)
-	exec   riverdriver.Executor // the database, for patchbot's own tables (heads.go, health.go)
+	exec   riverdriver.Executor // the database, for patchbot's own tables (heads.go, health.go, parts.go)
 	file   os.FileInfo          // the SQLite file as it was opened (Check)
 	close  func() error         // the database
 
@@ -351,7 +351,7 @@ func newEngine[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], q *
 	// patchbot's own tables, beside River's: under the same lock as
 	// River's migrations on PostgreSQL (db.LockMigrations), and SQLite's one
 	// writer, so two processes never create them at once.
-	for _, schema := range []string{headsSchema, healthSchema} {
+	for _, schema := range []string{headsSchema, healthSchema, partsSchema} {
 		if err := q.exec.Exec(ctx, schema); err != nil {
 			return nil, fmt.Errorf("creating patchbot's tables: %w", err)
 		}

@@ -235,7 +235,9 @@ func Run(ctx context.Context, opts *Options) error {
 		return &job.SetupError{Err: err}
 	}
 	if w != nil {
-		w.TrackQueue = q
+		// Track jobs queue their bisections here; a bench job of
+		// several packages, its parts.
+		w.TrackQueue, w.Parts = q, q
 	}
 	stopQueue := func() error {
 		// The grace period is the queue's (Options.Grace); this bounds

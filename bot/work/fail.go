@@ -103,13 +103,9 @@ func (w *Worker) replyFailure(ctx context.Context, j *queue.Job, failed error) (
 // on Gerrit it is indented, and each line escaped (escape.Gerrit), since
 // Gerrit links and mentions in indented lines too.
 func failureText(asked job.Asked, where string, failed error, secrets []string, root string, markdown bool) string {
-	msg := failed.Error()
-	for _, s := range secrets {
-		msg = strings.ReplaceAll(msg, s, "[redacted]")
-	}
-	msg = relPaths(msg, root)
+	msg := failureMessage(failed, secrets, root)
 	first, rest, _ := strings.Cut(msg, "\n")
-	lines := []string{cut(clean(remedy.Word(first, reviewerWords)), maxFailLine)}
+	lines := []string{firstFailureLine(first)}
 	var tail []string
 	for l := range strings.SplitSeq(strings.TrimRight(rest, "\n"), "\n") {
 		if l = strings.TrimRight(clean(l), " "); l != "" || len(tail) > 0 {
@@ -152,6 +148,28 @@ func failureText(asked job.Asked, where string, failed error, secrets []string, 
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// failureMessage is failed's text with the secrets replaced and the work
+// areas' paths made relative to the checkout.
+func failureMessage(failed error, secrets []string, root string) string {
+	msg := failed.Error()
+	for _, s := range secrets {
+		msg = strings.ReplaceAll(msg, s, "[redacted]")
+	}
+	return relPaths(msg, root)
+}
+
+// firstFailureLine is a failure's first line as a reviewer reads it.
+func firstFailureLine(first string) string {
+	return cut(clean(remedy.Word(first, reviewerWords)), maxFailLine)
+}
+
+// failureLine is failed in a line, as failureText's first (a part's
+// failure, in the whole's reply).
+func failureLine(failed error, secrets []string, root string) string {
+	first, _, _ := strings.Cut(failureMessage(failed, secrets, root), "\n")
+	return firstFailureLine(first)
 }
 
 // areaPath is the path of a work area in an error, after Areas.Root: a

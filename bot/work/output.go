@@ -28,6 +28,9 @@ type Output struct {
 	Bench *benchrun.Result `json:"bench,omitempty"`
 	// Note says what was left out to fit the queue's bound.
 	Note string `json:"note,omitempty"`
+	// Split, for a bench job split into one job a package (queue.Part),
+	// are the packages, in the parts' order.
+	Split []string `json:"split,omitempty"`
 }
 
 // ReadOutput decodes what a job recorded (queue.JobInfo.Output): nil, nil

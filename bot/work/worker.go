@@ -53,6 +53,11 @@ type Worker struct {
 	// job finds (nil: the track job bisects itself).
 	Tracks     *track.Store
 	TrackQueue TrackInserter
+	// Parts, when set, splits a bench job of several packages into one
+	// job a package on it, so that they run on every worker of every
+	// process on the queue, and merges their results into the job's
+	// one reply (parts.go); nil runs them all in the one job.
+	Parts PartQueue
 
 	once sync.Once
 	env  job.Env // Env, with its Clients
@@ -124,6 +129,18 @@ func (w *Worker) Handle(ctx context.Context, j *queue.Job) error {
 		// Stopped, not failed: the queue puts the job back.
 		return err
 	}
+	if a.Part != nil && w.Parts != nil {
+		// One package of several: the whole's reply says it failed,
+		// beside the others' results.
+		url, perr := w.partFailed(ctx, j, err)
+		if perr != nil {
+			return classify(fmt.Errorf("work: %s: posting that it failed (%q): %w", a, errorLine(err.Error()), perr))
+		}
+		if url != "" {
+			w.record(j, &Output{URL: url, Bench: measured})
+		}
+		return err
+	}
 	posted, perr := w.replyFailure(ctx, j, err)
 	if perr != nil {
 		// Not the job's error: that one may be permanent, and the
@@ -173,16 +190,26 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 		req.Repo, req.Base, req.Head = co.Dir, co.Base, co.Head
 	}
 
-	req.Post.Kind = ReplyKind(a)
-	req.Post.Asked = asked(a)
-	// A command asks: the reply says whether the tree is frozen, and
-	// the change's hashtags are the author's and the release tooling's.
-	req.Freeze.NoTag = true
+	asReply(a, &req)
 	env := w.jobEnv()
 	if co != nil {
 		// Which head was measured; a freeze answer measures nothing,
 		// and is the branch's whatever the head.
 		env.Note = b.note
+	}
+	if co != nil && w.Parts != nil && (a.Review.GitHub != nil || a.Review.Gerrit != nil) {
+		if a.Part != nil {
+			return nil, classify(w.runPart(ctx, j, req, env, env.Note))
+		}
+		if prev, _ := ReadOutput(j.Previous); prev == nil || prev.Bench == nil {
+			split, err := w.split(ctx, j, &req, &env)
+			if err != nil {
+				return nil, classify(err)
+			}
+			if split {
+				return nil, classify(co.Close())
+			}
+		}
 	}
 	if prev, err := ReadOutput(j.Previous); err == nil && prev != nil {
 		env.Measured = prev.Bench // an earlier attempt's, whose reply waited
@@ -205,6 +232,16 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 		return res, nil
 	}
 	return res, classify(co.Close())
+}
+
+// asReply makes req, a run job's request, post the job's reply: of its
+// kind, saying the command it answers; and, a command asking, tagging
+// nothing (the change's hashtags are the author's and the release
+// tooling's).
+func asReply(a *queue.Args, req *job.Request) {
+	req.Post.Kind = ReplyKind(a)
+	req.Post.Asked = asked(a)
+	req.Freeze.NoTag = true
 }
 
 // ReplyKind is the kind of a run job's reply (review.Message):

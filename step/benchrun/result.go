@@ -296,6 +296,10 @@ type RunInfo struct {
 	// named; nil when they were.
 	Selection *Selection `json:"selection,omitempty"`
 
+	// Parts are what a Split run would have run, one a package: set only
+	// by a Split run, which runs nothing.
+	Parts []Part `json:"parts,omitempty"`
+
 	// Looks are a sequential comparison's runs per side after each
 	// round (Count is the last, the cap), and Margin its "same within
 	// ±Margin"; empty in the fixed design, where every benchmark runs

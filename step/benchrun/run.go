@@ -77,6 +77,19 @@ type Options struct {
 	// each run of a test binary); nil means Direct. A sandbox goes here.
 	Runner Runner
 
+	// Split, when set, makes Run stop once it knows what it would run:
+	// the packages, each with its -test.bench after the selection
+	// (RunInfo.Parts), and the selection itself; nothing is run, and
+	// the result has no tables. A server splits a comparison of several
+	// packages into one job a package, each Run on its own part
+	// (Packages and Bench from the part, Selected from the split).
+	Split bool
+
+	// Selected is the selection a Split made, for a Run of one of its
+	// parts: the result says it (RunInfo.Selection) as if this Run had
+	// selected.
+	Selected *Selection
+
 	// BinCache, when set, is a directory that keeps the test binaries
 	// Run builds, by commit and package, for the next Run on the same
 	// repository with the same settings to reuse: a bisection compares
@@ -330,6 +343,15 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 	}
 
+	if o.Split && !selecting {
+		// Named packages, or Head's own: nothing to build to know them.
+		for _, p := range pkgs {
+			info.Packages = append(info.Packages, p.importPath)
+			info.Parts = append(info.Parts, Part{Package: p.importPath, Dir: p.rel, Bench: o.Bench})
+		}
+		return splitResult(info, start, o, revs, commits), nil
+	}
+
 	sides := 2
 	if o.Single {
 		sides = 1
@@ -433,6 +455,16 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	for _, p := range pkgs {
 		info.Packages = append(info.Packages, p.importPath)
+	}
+	if o.Split {
+		for i, p := range pkgs {
+			info.Parts = append(info.Parts, Part{Package: p.importPath, Dir: p.rel, Bench: benches[i]})
+		}
+		prog.done()
+		return splitResult(info, start, o, revs, commits), nil
+	}
+	if o.Selected != nil && info.Selection == nil {
+		info.Selection = o.Selected
 	}
 	prog.total = len(pkgs) * sides * o.Count
 	if len(pkgs) == 0 {
