@@ -2,14 +2,21 @@ package work
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/patchbot/patchbot/bot/queue"
+	"github.com/patchbot/patchbot/internal/gerrittest"
 	"github.com/patchbot/patchbot/internal/gittest"
+	"github.com/patchbot/patchbot/job"
+	"github.com/patchbot/patchbot/step/review"
 )
 
 // capturing is the queue of the parts' tests: a real one on SQLite for
@@ -155,5 +162,102 @@ func TestGitHubParts(t *testing.T) {
 	}
 	if n := s.fake.Count("POST "); n != 1 {
 		t.Errorf("%d comments created, want 1", n)
+	}
+}
+
+// TestGerritParts: on Gerrit, where a message is not edited, a split
+// job's parts post nothing until the last is recorded; then one message
+// holds every package's table, and a part run again posts nothing more.
+func TestGerritParts(t *testing.T) {
+	gs := gerrittest.Get(t)
+	benchEnv(t)
+	t.Setenv("HOME", t.TempDir())
+	ctx := context.Background()
+	b := make([]byte, 4)
+	rand.Read(b)
+	branch := "work-parts-" + hex.EncodeToString(b)
+	auth := gs.GitAuth()
+	remote := gs.URL + "/a/" + gs.Project
+
+	src := t.TempDir()
+	gittest.Git(t, src, "init", "-q", "-b", "master")
+	for _, d := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(src, d), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{"a/a_test.go": pkgTest("a"), "b/b_test.go": pkgTest("b")}
+	for k, v := range module {
+		files[k] = v
+	}
+	commit(t, src, "base", files, false)
+	gittest.Git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/heads/"+branch)
+	changeID := "I" + hex.EncodeToString(append(b, make([]byte, 16)...))
+	ps1 := commit(t, src, "w: F returns 2\n\nChange-Id: "+changeID, map[string]string{"n.go": "package w\n\nconst N = 2\n"}, false)
+	gittest.Git(t, src, "-c", auth, "push", "-q", remote, "HEAD:refs/for/"+branch)
+	cs := gs.Changes(t, "branch:"+branch)
+	if len(cs) != 1 {
+		t.Fatalf("want one change, got %+v", cs)
+	}
+	change := strconv.Itoa(cs[0].Number)
+	u, _ := url.Parse(gs.URL)
+
+	q, err := queue.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "q.db"), &queue.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Stop(context.Background()) })
+	parts := &capturing{Queue: q}
+	env := map[string]string{"PATCHBOT_GERRIT_USER": gs.User, "PATCHBOT_GERRIT_PASSWORD": gs.Password}
+	w := &Worker{Areas: &Areas{Root: t.TempDir()}, Env: job.Env{Getenv: func(k string) string { return env[k] }}, Parts: parts}
+	whole := &queue.Job{Attempt: 1, MaxAttempts: 5, Args: queue.Args{
+		Review: mustTarget(t, "gerrit:"+u.Host+":"+change), Revision: review.Revision{PatchSet: 1, Commit: ps1}, Command: "bench",
+		Request: job.Request{
+			Steps:  []string{job.StepBench, job.StepPost},
+			Branch: branch,
+			Bench:  job.BenchSettings{Count: 2, Benchtime: "1x"},
+			Gerrit: &job.Gerrit{Server: gs.URL, Change: change, Revision: ps1},
+		},
+	}}
+	if err := w.Handle(ctx, whole); err != nil {
+		t.Fatal(err)
+	}
+	if len(parts.inserted) != 3 {
+		t.Fatalf("the whole queued %v, want three parts", parts.inserted)
+	}
+	replies := func() []string {
+		var got []string
+		for _, m := range gs.Messages(t, change) {
+			if replyTag(m.Tag, "bench", false) || replyTag(m.Tag, "bench", true) {
+				got = append(got, m.Message)
+			}
+		}
+		return got
+	}
+	run := func(i int) {
+		t.Helper()
+		j := &queue.Job{Attempt: 1, MaxAttempts: 5, Args: *parts.inserted[i]}
+		if err := w.Handle(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(2)
+	run(0)
+	if got := replies(); len(got) != 0 {
+		t.Fatalf("after two of three parts, %d replies, want none yet:\n%s", len(got), strings.Join(got, "\n---\n"))
+	}
+	run(1)
+	run(0) // a part run again
+	got := replies()
+	if len(got) != 1 {
+		t.Fatalf("%d replies, want one:\n%s", len(got), strings.Join(got, "\n---\n"))
+	}
+	for _, want := range []string{"Patch Set 1:", "F-2", "A-2", "B-2", "old ns/op"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("the reply lacks %q:\n%s", want, got[0])
+		}
+	}
+	if strings.Contains(got[0], "so far") {
+		t.Errorf("the reply says it is not final:\n%s", got[0])
 	}
 }
