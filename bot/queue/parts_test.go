@@ -14,7 +14,7 @@ func TestParts(t *testing.T) {
 	url := dbURL(t)
 	q := open(t, url, Options{})
 	ctx := t.Context()
-	const whole = "github:owner/repo#1\x00serve-bench-0123456789"
+	const whole = "github:owner/repo#1 serve-bench-0123456789"
 	if got, err := q.Parts(ctx, whole); err != nil || got != nil {
 		t.Fatalf("Parts before the split = %v, %v; want none", got, err)
 	}

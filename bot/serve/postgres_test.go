@@ -236,3 +236,112 @@ func TestServeStartTogether(t *testing.T) {
 	}
 	f.stop()
 }
+
+// TestServeParts runs two benchmark machines, real serve processes on one
+// PostgreSQL, behind a front that takes the webhook, and one command on
+// two packages: its job is split into a job a package, which run on both
+// machines, and the one comment ends holding both tables. Then another
+// command, with the machine that starts one of its packages killed
+// (SIGKILL) mid-job: the other runs that package again once its
+// -job-timeout and margin have passed, and the command's one comment ends
+// holding both.
+func TestServeParts(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits a minute for the rescue")
+	}
+	db := pgtest.NewDB(t)
+	const pr = 8
+	f := startServeOn(t, db, 0, pr)
+	src := t.TempDir()
+	bare := filepath.Join(f.gh, "owner", "repo")
+	gittest.Git(t, src, "clone", "-q", bare, ".")
+	slow := func(d string) {
+		for _, p := range []string{"slowa", "slowb"} {
+			os.MkdirAll(filepath.Join(src, p), 0o777)
+			code := "package " + p + "\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
+			if err := os.WriteFile(filepath.Join(src, p, p+"_test.go"), []byte(code), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gittest.Git(t, src, "add", "-A")
+		gittest.Git(t, src, "commit", "-q", "-m", "slow: "+d)
+	}
+	slow("300 * time.Millisecond")
+	gittest.Git(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
+	slow("250 * time.Millisecond")
+	head := gittest.Git(t, src, "rev-parse", "HEAD")
+	gittest.Git(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
+	f.fake.SetHead(pr, head)
+
+	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
+		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
+	ps := []*serveProc{
+		startServeProc(t, "serve 1", f.env, append(args, "-work", t.TempDir())...),
+		startServeProc(t, "serve 2", f.env, append(args, "-work", t.TempDir())...),
+	}
+	const opts1, opts2 = "-count 2 ./slowa ./slowb", "-count 3 ./slowa ./slowb"
+	// started counts the part jobs of the command with options opts that
+	// process p started.
+	started := func(p *serveProc, opts string) int {
+		n := 0
+		for _, l := range p.lines(`"job started"`) {
+			if strings.Contains(l, " part=") && strings.Contains(l, `options="`+opts+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	// reply returns the comments that answer the command with opts.
+	reply := func(opts string) []string {
+		var out []string
+		for _, c := range f.fake.Comments() {
+			if c.Issue == pr && strings.Contains(c.Body, "Answering /patchbot bench "+opts+",") {
+				out = append(out, c.Body)
+			}
+		}
+		return out
+	}
+	whole := func(opts string) bool {
+		rs := reply(opts)
+		return len(rs) == 1 && strings.Contains(rs[0], "**example.com/w/slowa**") && strings.Contains(rs[0], "**example.com/w/slowb**") && !strings.Contains(rs[0], "so far")
+	}
+
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, c := range f.fake.Comments() {
+				t.Logf("comment %d on #%d:\n%s", c.ID, c.Issue, c.Body)
+			}
+		}
+	})
+	// Both packages, on both machines.
+	f.deliver(signedDelivery("parts-1", ghComment{pr: pr, id: 8001, login: "gopher", body: "/patchbot bench " + opts1}), http.StatusAccepted, "queued")
+	waitUntil(t, 3*time.Minute, "the reply holding both packages", func() bool { return whole(opts1) }, ps...)
+	if started(ps[0], opts1) == 0 || started(ps[1], opts1) == 0 {
+		t.Errorf("the parts ran on one machine: %d and %d part jobs logged", started(ps[0], opts1), started(ps[1], opts1))
+	}
+	for _, want := range []string{"example.com/w/slowa", "example.com/w/slowb", "asked by gopher."} {
+		if !strings.Contains(reply(opts1)[0], want) {
+			t.Errorf("the reply lacks %q:\n%s", want, reply(opts1)[0])
+		}
+	}
+
+	// Another command, and the machine that starts one of its packages
+	// killed.
+	f.deliver(signedDelivery("parts-2", ghComment{pr: pr, id: 8002, login: "gopher", body: "/patchbot bench " + opts2}), http.StatusAccepted, "queued")
+	victim := -1
+	waitUntil(t, time.Minute, "a part started", func() bool {
+		victim = slices.IndexFunc(ps, func(p *serveProc) bool { return started(p, opts2) > 0 })
+		return victim >= 0
+	}, ps...)
+	killed := time.Now()
+	ps[victim].kill()
+	waitUntil(t, 3*time.Minute, "the second reply holding both packages", func() bool { return whole(opts2) }, ps[1-victim])
+	t.Logf("with a machine killed, the second command's reply was whole %v later", time.Since(killed).Round(time.Second))
+	if rs := reply(opts2); len(rs) != 1 || !strings.Contains(rs[0], "n=3") {
+		t.Errorf("the second command's comments: %q, want one with 3 runs a side", rs)
+	}
+	if got := f.fake.Count(fmt.Sprintf("POST /api/v3/repos/owner/repo/issues/%d/comments", pr)); got != 2 {
+		t.Errorf("%d comments posted on #%d, want 2 (one a command)", got, pr)
+	}
+}

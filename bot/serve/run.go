@@ -442,6 +442,11 @@ func pollOnce(ctx context.Context, p *poll.Poller, store poll.Store, q *queue.Qu
 func logJobs(log *slog.Logger, h queue.Handler) queue.Handler {
 	return func(ctx context.Context, j *queue.Job) error {
 		a := []any{"job", j.ID, "review", j.Args.Review, "revision", j.Args.Bound(), "command", j.Args.Command, "attempt", j.Attempt}
+		if p := j.Args.Part; p != nil {
+			// One package of a split bench job (its options, normalised
+			// as parsed, say which command).
+			a = append(a, "options", j.Args.Options, "part", fmt.Sprintf("%d/%d", p.Index+1, p.Of), "package", p.Package)
+		}
 		log.Info("job started", a...)
 		start := time.Now()
 		err := h(ctx, j)
