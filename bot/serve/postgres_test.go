@@ -140,6 +140,33 @@ func firstToLog(t *testing.T, within time.Duration, want string, ps ...*servePro
 	return first
 }
 
+// slowPR makes pull request pr of f's repository: packages pkgs, each
+// with a benchmark that sleeps, 300 ms an op at the base (master) and
+// 250 ms at the pull request's head.
+func slowPR(t *testing.T, f *serveFixture, pr int, pkgs ...string) {
+	t.Helper()
+	src := t.TempDir()
+	bare := filepath.Join(f.gh, "owner", "repo")
+	gittest.Git(t, src, "clone", "-q", bare, ".")
+	slow := func(d string) {
+		for _, p := range pkgs {
+			os.MkdirAll(filepath.Join(src, p), 0o777)
+			code := "package " + p + "\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
+			if err := os.WriteFile(filepath.Join(src, p, p+"_test.go"), []byte(code), 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gittest.Git(t, src, "add", "-A")
+		gittest.Git(t, src, "commit", "-q", "-m", "slow: "+d)
+	}
+	slow("300 * time.Millisecond")
+	gittest.Git(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
+	slow("250 * time.Millisecond")
+	head := gittest.Git(t, src, "rev-parse", "HEAD")
+	gittest.Git(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
+	f.fake.SetHead(pr, head)
+}
+
 // TestServeKilledMidJob runs two benchmark machines, real serve processes
 // on one PostgreSQL, behind a front that takes the webhook, and kills
 // (SIGKILL) the one that starts the job, mid-job: the other takes the job
@@ -155,24 +182,7 @@ func TestServeKilledMidJob(t *testing.T) {
 	f := startServeOn(t, db, 0, pr)
 	// A package whose benchmark takes some time, at the base and, changed,
 	// at the pull request's head.
-	src := t.TempDir()
-	bare := filepath.Join(f.gh, "owner", "repo")
-	gittest.Git(t, src, "clone", "-q", bare, ".")
-	slow := func(d string) {
-		os.MkdirAll(filepath.Join(src, "slow"), 0o777)
-		code := "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
-		if err := os.WriteFile(filepath.Join(src, "slow", "slow_test.go"), []byte(code), 0o666); err != nil {
-			t.Fatal(err)
-		}
-		gittest.Git(t, src, "add", "-A")
-		gittest.Git(t, src, "commit", "-q", "-m", "slow: "+d)
-	}
-	slow("300 * time.Millisecond")
-	gittest.Git(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
-	slow("250 * time.Millisecond")
-	head := gittest.Git(t, src, "rev-parse", "HEAD")
-	gittest.Git(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
-	f.fake.SetHead(pr, head)
+	slowPR(t, f, pr, "slow")
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
 		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}
@@ -253,26 +263,7 @@ func TestServeParts(t *testing.T) {
 	db := pgtest.NewDB(t)
 	const pr = 8
 	f := startServeOn(t, db, 0, pr)
-	src := t.TempDir()
-	bare := filepath.Join(f.gh, "owner", "repo")
-	gittest.Git(t, src, "clone", "-q", bare, ".")
-	slow := func(d string) {
-		for _, p := range []string{"slowa", "slowb"} {
-			os.MkdirAll(filepath.Join(src, p), 0o777)
-			code := "package " + p + "\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc BenchmarkSlow(b *testing.B) {\n\tfor range b.N {\n\t\ttime.Sleep(" + d + ")\n\t}\n}\n"
-			if err := os.WriteFile(filepath.Join(src, p, p+"_test.go"), []byte(code), 0o666); err != nil {
-				t.Fatal(err)
-			}
-		}
-		gittest.Git(t, src, "add", "-A")
-		gittest.Git(t, src, "commit", "-q", "-m", "slow: "+d)
-	}
-	slow("300 * time.Millisecond")
-	gittest.Git(t, src, "push", "-q", "origin", "HEAD:refs/heads/master")
-	slow("250 * time.Millisecond")
-	head := gittest.Git(t, src, "rev-parse", "HEAD")
-	gittest.Git(t, src, "push", "-q", "-f", "origin", fmt.Sprintf("HEAD:refs/pull/%d/head", pr))
-	f.fake.SetHead(pr, head)
+	slowPR(t, f, pr, "slowa", "slowb")
 
 	args := []string{"-config", f.args[2], "-listen", "127.0.0.1:0", "-db", db,
 		"-workers", "1", "-reply-workers", "0", "-job-timeout", "15s", "-unsafe-no-sandbox"}

@@ -140,7 +140,7 @@ func startedText(asked *job.Asked, pkgs []string) string {
 // runPart runs part j of a split comparison: its package's benchmarks
 // alone, recorded with the whole's parts, and then the whole's reply, of
 // every part recorded so far.
-func (w *Worker) runPart(ctx context.Context, j *queue.Job, req job.Request, env job.Env, note func(context.Context) (string, error)) error {
+func (w *Worker) runPart(ctx context.Context, j *queue.Job, req job.Request, env job.Env) error {
 	a := &j.Args
 	p := a.Part
 	whole := wholeKey(a)
@@ -162,7 +162,7 @@ func (w *Worker) runPart(ctx context.Context, j *queue.Job, req job.Request, env
 	if err := w.recordPart(ctx, j, partRecord{Bench: res.Bench}); err != nil {
 		return err
 	}
-	url, err := w.postParts(ctx, j, req, env, note)
+	url, err := w.postParts(ctx, j, req, env)
 	w.record(j, &Output{URL: url, Bench: res.Bench})
 	return err
 }
@@ -179,7 +179,7 @@ func (w *Worker) partFailed(ctx context.Context, j *queue.Job, failed error) (st
 	}
 	req := j.Args.Request
 	asReply(&j.Args, &req)
-	return w.postParts(ctx, j, req, w.jobEnv(), nil)
+	return w.postParts(ctx, j, req, w.jobEnv())
 }
 
 // recordPart records what part j left, without each run's value when the
@@ -218,7 +218,7 @@ func (w *Worker) readSplit(ctx context.Context, whole string) (*splitRecord, err
 // claims it. After posting it reads the parts again and posts again if
 // more were recorded meanwhile, so that the last reply holds every part
 // recorded before it, whichever part finished last.
-func (w *Worker) postParts(ctx context.Context, j *queue.Job, req job.Request, env job.Env, note func(context.Context) (string, error)) (string, error) {
+func (w *Worker) postParts(ctx context.Context, j *queue.Job, req job.Request, env job.Env) (string, error) {
 	a := &j.Args
 	whole := wholeKey(a)
 	url, posted := "", -1
@@ -258,7 +258,7 @@ func (w *Worker) postParts(ctx context.Context, j *queue.Job, req job.Request, e
 		}
 		e := env
 		e.Measured = merged
-		e.Note = progressNote(note, done, a.Part.Of)
+		e.Note = progressNote(env.Note, done, a.Part.Of)
 		res, err := job.Run(ctx, &post, w.Config, e)
 		if err != nil {
 			return url, waitForLimit(err)

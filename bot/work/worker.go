@@ -197,11 +197,14 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 		// and is the branch's whatever the head.
 		env.Note = b.note
 	}
+	if prev, err := ReadOutput(j.Previous); err == nil && prev != nil {
+		env.Measured = prev.Bench // an earlier attempt's, whose reply waited
+	}
 	if co != nil && w.Parts != nil && (a.Review.GitHub != nil || a.Review.Gerrit != nil) {
 		if a.Part != nil {
-			return nil, classify(w.runPart(ctx, j, req, env, env.Note))
+			return nil, classify(w.runPart(ctx, j, req, env))
 		}
-		if prev, _ := ReadOutput(j.Previous); prev == nil || prev.Bench == nil {
+		if env.Measured == nil {
 			split, err := w.split(ctx, j, &req, &env)
 			if err != nil {
 				return nil, classify(err)
@@ -210,9 +213,6 @@ func (w *Worker) run(ctx context.Context, j *queue.Job, req job.Request) (*job.R
 				return nil, classify(co.Close())
 			}
 		}
-	}
-	if prev, err := ReadOutput(j.Previous); err == nil && prev != nil {
-		env.Measured = prev.Bench // an earlier attempt's, whose reply waited
 	}
 	res, err := job.Run(ctx, &req, w.Config, env)
 	if err != nil {
