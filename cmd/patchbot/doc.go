@@ -66,6 +66,11 @@ func docPages() ([]docPage, error) {
 	}
 	var pages []docPage
 	for _, f := range files {
+		// docs/README.md is the index of the pages for a reader of the
+		// repository; this list is the binary's index.
+		if f == "docs/README.md" {
+			continue
+		}
 		data, err := patchbot.Docs.ReadFile(f)
 		if err != nil {
 			return nil, err
