@@ -66,9 +66,9 @@ func docPages() ([]docPage, error) {
 	}
 	var pages []docPage
 	for _, f := range files {
-		// docs/README.md is the index of the pages for a reader of the
-		// repository; this list is the binary's index.
-		if f == "docs/README.md" {
+		// The README of docs/ is the index of the pages for a reader of
+		// the repository; this list is the binary's index.
+		if path.Base(f) == "README.md" {
 			continue
 		}
 		data, err := patchbot.Docs.ReadFile(f)
