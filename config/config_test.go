@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -133,10 +134,37 @@ func TestOverlayErrors(t *testing.T) {
 	}
 }
 
-// TestDefault checks that the built-in config.yaml parses; Default panics
-// if it does not.
+// TestDefault checks the built-in configuration: config.yaml parses
+// (Default panics if not), what `patchbot config` prints of it parses back
+// to the same configuration (so a key the file sets is one the printout
+// keeps), and the verdicts' defaults are the ones the verdict derivation
+// and docs/bench.md are written for.
 func TestDefault(t *testing.T) {
-	_ = Default()
+	c := Default()
+	y, err := c.YAML()
+	if err != nil {
+		t.Fatalf("YAML: %v", err)
+	}
+	again, err := Parse("printed", y)
+	if err != nil {
+		t.Fatalf("the printed configuration does not parse: %v\n%s", err, y)
+	}
+	// A window's Line is where it was read, which differs.
+	for _, cal := range []Calendar{c.Freeze.Calendar, again.Freeze.Calendar} {
+		for k, w := range cal {
+			w2 := *w
+			w2.Line = 0
+			cal[k] = &w2
+		}
+	}
+	if !reflect.DeepEqual(again, c) {
+		t.Errorf("the printed configuration parses back as\n%+v\nwant\n%+v", again, c)
+	}
+	b := c.Bench
+	if b.Count.String() != "auto" || b.MaxCount != 30 || b.Equivalence != 2 || b.EquivalenceMax != 5 || b.Benchtime != "50ms" {
+		t.Errorf("bench defaults: count %v, max_count %d, equivalence %v, equivalence_max %v, benchtime %q; want auto, 30, 2%%, 5%%, 50ms",
+			b.Count, b.MaxCount, b.Equivalence, b.EquivalenceMax, b.Benchtime)
+	}
 }
 
 func TestLoad(t *testing.T) {
