@@ -161,3 +161,53 @@ func TestJudgeNothingRan(t *testing.T) {
 		t.Errorf("no rows: %s, want %s", s.Verdict, Undecided)
 	}
 }
+
+// TestJudge is judge's rule over several rows, at a threshold of 5%: a
+// step is slower when any sec/op row is slower by more than the
+// threshold; not slower when every row is decided otherwise (faster,
+// the same, slower by less) or undecided with its interval below the
+// threshold; else undecided. Other units never count.
+func TestJudge(t *testing.T) {
+	type r struct {
+		unit, verdict string
+		ratio, lo, hi float64 // hi 0: unbounded
+	}
+	tests := []struct {
+		name string
+		rows []r
+		want string
+	}{
+		{"one row slower of three", []r{{"sec/op", "same", 1, 0.99, 1.01}, {"sec/op", "slower", 1.10, 1.07, 1.13}, {"sec/op", "faster", 0.9, 0.88, 0.92}}, Slower},
+		{"slower by less than the threshold", []r{{"sec/op", "slower", 1.03, 1.01, 1.05}, {"sec/op", "same", 1, 0.99, 1.01}}, NotSlower},
+		{"every row decided otherwise", []r{{"sec/op", "faster", 0.8, 0.7, 0.9}, {"sec/op", "same", 1, 0.98, 1.02}}, NotSlower},
+		{"undecided below the threshold", []r{{"sec/op", "undecided", 1.01, 0.97, 1.04}, {"sec/op", "same", 1, 0.99, 1.01}}, NotSlower},
+		{"undecided reaching past the threshold", []r{{"sec/op", "undecided", 1.02, 0.9, 1.2}, {"sec/op", "same", 1, 0.99, 1.01}}, Undecided},
+		{"undecided unbounded", []r{{"sec/op", "undecided", 1.02, 0, 0}}, Undecided},
+		{"slower beats undecided", []r{{"sec/op", "undecided", 1.02, 0.9, 1.2}, {"sec/op", "slower", 1.2, 1.1, 1.3}}, Slower},
+		{"only B/op slower", []r{{"B/op", "slower", 2, 1.9, 2.1}, {"sec/op", "same", 1, 0.99, 1.01}}, NotSlower},
+		{"no sec/op rows", []r{{"B/op", "same", 1, 1, 1}}, Undecided},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tables := map[string]*benchrun.Table{}
+			res := &benchrun.Result{}
+			for i, x := range tt.rows {
+				tb := tables[x.unit]
+				if tb == nil {
+					tb = &benchrun.Table{Unit: x.unit}
+					tables[x.unit] = tb
+					res.Tables = append(res.Tables, tb)
+				}
+				d := &benchrun.Decision{Verdict: x.verdict, Ratio: x.ratio, Lo: x.lo}
+				if x.hi != 0 {
+					d.Hi = &x.hi
+				}
+				tb.Rows = append(tb.Rows, &benchrun.Row{Name: fmt.Sprintf("B%d-2", i),
+					Compare: &benchrun.Comparison{Verdict: x.verdict, N1: 12, N2: 12, Decision: d}})
+			}
+			if s := judge(res, 0.05); s.Verdict != tt.want {
+				t.Errorf("judge = %s, want %s; rows %v", s.Verdict, tt.want, s.Rows)
+			}
+		})
+	}
+}
