@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata fr
 //     custom unit, and benchmarks on one side only.
 var pairs = []string{"example", "codec", "mixed"}
 
-// aaPairs are the real A/A runs of docs/bench.md: codec against itself,
+// aaPairs are the real A/A runs of docs/design/bench.md: codec against itself,
 // count 10, -benchtime 100ms, interleaved and sequential.
 var aaPairs = []string{"aa-interleaved", "aa-sequential"}
 
@@ -213,7 +213,7 @@ func TestRegressions(t *testing.T) {
 	}
 }
 
-// TestAAFigures pins the false-alarm figures docs/bench.md quotes: in an
+// TestAAFigures pins the false-alarm figures docs/design/bench.md quotes: in an
 // A/A comparison every significant row is a false alarm.
 func TestAAFigures(t *testing.T) {
 	want := map[string]int{"aa-interleaved": 1, "aa-sequential": 6}
@@ -234,7 +234,7 @@ func TestAAFigures(t *testing.T) {
 			}
 		}
 		if rows != 28 || flagged != want[name] {
-			t.Errorf("%s: %d of %d sec/op rows significant; docs/bench.md says %d of 28", name, flagged, rows, want[name])
+			t.Errorf("%s: %d of %d sec/op rows significant; docs/design/bench.md says %d of 28", name, flagged, rows, want[name])
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // the wall time of a whole run (checkouts, go list, builds, benchmark
 // processes, statistics, rendering) less the time the builds and the
 // benchmark processes took, as a share of the wall time. It reports it as
-// overhead-%, which docs/bench.md quotes and which should stay under 10.
+// overhead-%, which docs/design/bench.md quotes and which should stay under 10.
 //
 //	go test -run '^$' -bench Overhead -benchtime 3x ./benchrun
 func BenchmarkOverhead(b *testing.B) {

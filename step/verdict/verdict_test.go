@@ -153,7 +153,7 @@ func noisy(seed uint64, n int) []float64 {
 // The recorded runs the simulations resample: real runs of codec's 28
 // benchmarks on one binary, on a busy machine and a quiet one.
 var (
-	// busy is the A/A run of docs/bench.md, 10 runs a side, pooled (the
+	// busy is the A/A run of docs/design/bench.md, 10 runs a side, pooled (the
 	// two sides are the same binary), while others built and tested on
 	// the machine: a benchmark's slowest run is 2 to 6 times its
 	// fastest.
