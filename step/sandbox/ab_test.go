@@ -33,7 +33,7 @@ func (r sideRunner) Run(ctx context.Context, c *benchrun.Command) error {
 // TestSandboxAB measures what the sandbox costs the benchmarks: codec's,
 // at this repository's HEAD on both sides, 20 runs a side interleaved,
 // the old side unsandboxed and the new one sandboxed. It is a measurement
-// (docs/sandbox.md quotes it), not a check: run it with
+// (docs/design/sandbox.md quotes it), not a check: run it with
 //
 //	go test ./sandbox -run TestSandboxAB -v -args -ab
 func TestSandboxAB(t *testing.T) {
