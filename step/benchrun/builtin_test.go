@@ -62,7 +62,7 @@ func TestBuiltinExample(t *testing.T) {
 		}
 		// ReadInts's code does not change, but the patch moves it in the
 		// binary: on a quiet machine, 20 runs a side find it 2-3% slower,
-		// significantly (a code-layout effect; see docs/run.md), as the
+		// significantly (a code-layout effect; see docs/design/run.md), as the
 		// 2014 table's 0.97x may have been; on a loaded one, now and then
 		// faster. Unchanged here means "~" or a change under 50%: what
 		// the check guards against is a patch that broke ReadInts, as
