@@ -15,7 +15,7 @@ import (
 // sub-benchmarks impl=stdlib and impl=codec (and impl=copy where a plain
 // copy of the same bytes is the reference), so that one pass gives
 // interleaved figures. -count N would run each sub-benchmark N times in a
-// row, so repeat passes of -count 1 instead (docs/codec.md has the ratio
+// row, so repeat passes of -count 1 instead (docs/design/codec.md has the ratio
 // script):
 //
 //	go test -c -o /tmp/codec.test ./codec
