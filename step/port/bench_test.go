@@ -21,7 +21,7 @@ import (
 //
 //	go test -run XXX -bench PortLarge -benchtime 3x ./step/port
 //
-// docs/port.md reports the ratios.
+// docs/design/port.md reports the ratios.
 func BenchmarkPortLarge(b *testing.B) {
 	for _, size := range []struct {
 		files, lines, changed int

@@ -17,7 +17,7 @@ var compare = flag.Bool("compare", false, "run TestCompareGit (git am and git ap
 
 // TestCompareGit runs 'git am --patch-format=hg' (and 'git apply' for the
 // diffs without metadata) on every fixture and compares what they make with
-// hg's tree and with patchbot's port: docs/port.md shows the table, which
+// hg's tree and with patchbot's port: docs/design/port.md shows the table, which
 // testdata/compare.golden keeps. It tests git more than patchbot, so it runs
 // only with -compare (and -compare -update rewrites the golden file).
 func TestCompareGit(t *testing.T) {
