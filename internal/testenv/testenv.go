@@ -38,7 +38,7 @@ type Component struct {
 
 // The components, as scripts/test provides them.
 var (
-	Gerrit     = Component{"gerrit", "the test Gerrit", `start it: eval "$(scripts/gerrit-test-server start)" (scripts/test does it; see docs/review.md)`}
+	Gerrit     = Component{"gerrit", "the test Gerrit", `start it: eval "$(scripts/gerrit-test-server start)" (scripts/test does it; see docs/testing.md)`}
 	Postgres   = Component{"postgres", "the test PostgreSQL", `start it: eval "$(scripts/postgres-test-server start)" (scripts/test does it)`}
 	Sandbox    = Component{"sandbox", "the sandbox (bubblewrap)", `install bubblewrap (apt-get install bubblewrap; scripts/test does it) and allow user namespaces (docs/sandbox.md)`}
 	Shellcheck = Component{"shellcheck", "shellcheck", `install it (apt-get install shellcheck; scripts/test does it)`}
