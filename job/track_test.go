@@ -231,7 +231,7 @@ func TestTrackTarget(t *testing.T) {
 // that did not change gets a change point. Recording every commit must
 // find both every time, and the A/A history nothing; every second
 // commit's rate is logged (go test -v -run TestTrackRates ./job), and
-// docs/track.md quotes it.
+// docs/design/track.md quotes it.
 func TestTrackRates(t *testing.T) {
 	dir, hashes := trackHistory(t, 40)
 	target := func(i int) float64 {
