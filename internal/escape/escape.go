@@ -41,8 +41,10 @@ var bidi = strings.NewReplacer(
 // NoBidi returns s without the characters that change the direction of
 // text (bidi), for outside text that goes into a reply, a page or a log
 // unescaped, such as a code block's lines. Markdown and Gerrit remove
-// them too.
-func NoBidi(s string) string { return bidi.Replace(s) }
+// them too. Bytes that are not UTF-8 become U+FFFD first: removed from
+// between them, a character could leave two halves that join into one
+// (an invalid byte, U+2066, then the rest of U+202E's bytes).
+func NoBidi(s string) string { return bidi.Replace(strings.ToValidUTF8(s, "\uFFFD")) }
 
 // markdown escapes text for GitHub Markdown: the characters that start
 // HTML, entities, links, images, emphasis, code, table cells, headings
