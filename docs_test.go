@@ -547,7 +547,9 @@ func TestDocExamples(t *testing.T) {
 	}
 	// Floors a little under today's counts (92 without the test Gerrit,
 	// 179 with it): fewer means the reading of the pages broke.
-	if floor := map[bool]int{true: 170, false: 85}[noGerrit == ""]; ran < floor {
+	// The floor fell from 170 when the pages were cut to their budgets
+	// (examples that restated others went, 195 ran before).
+	if floor := map[bool]int{true: 160, false: 85}[noGerrit == ""]; ran < floor {
 		t.Errorf("ran %d examples, under %d: the reading of the pages broke", ran, floor)
 	}
 }
