@@ -830,7 +830,7 @@ func trustOnce(t *command.Trust, c command.GitHubComment) command.Decision {
 // may send, becomes U+FFFD first. Unlike abbrev.Clip, the "..." comes on
 // top of the n bytes.
 func clipValid(s string, n int) string {
-	s = escape.NoBidi(strings.ToValidUTF8(s, "\uFFFD"))
+	s = escape.NoBidi(s) // which makes invalid UTF-8 U+FFFD first
 	if len(s) <= n {
 		return s
 	}
